@@ -1,0 +1,5 @@
+"""Exact fixed-window chunking engine."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
