@@ -1,0 +1,159 @@
+"""The one door between the browser worker and the engine: ``handle(request_json) -> str``.
+
+Requests and responses are JSON text (see ``docs/protocol.md``)::
+
+    {"ok": true,  "op": "chunk", "result": {...}}
+    {"ok": false, "op": "chunk", "error": {"field": "overlap", "message": "..."}}
+
+Bad input never raises across this door; a raised exception is a bug.
+Importing this module loads no tokenizer: ranks load on first token use.
+
+>>> import json
+>>> request = {"op": "counts", "text": "one two  three"}
+>>> json.loads(handle(json.dumps(request)))
+{'ok': True, 'op': 'counts', 'result': {'bytes': 14, 'chars': 14, 'words': 3, 'tokens': None}}
+>>> answer = json.loads(handle('{"op": "chunk", "text": "a b", "size": "2", "overlap": "2"}'))
+>>> answer["ok"], answer["error"]["field"]
+(False, 'overlap')
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .derivation import derive
+from .errors import EngineError, InputError
+from .export import (
+    cap_json,
+    chunk_json,
+    dumps,
+    export_filename,
+    params_json,
+    summary_json,
+)
+from .params import DEFAULT_ENCODING, ENCODINGS, Params, parse_params
+from .report import Report, check_size, chunk_text
+from .tokenizers import get_tokenizer
+from .units import word_count
+
+__all__ = ["handle"]
+
+JSON = dict[str, Any]
+
+
+def _text(request: JSON) -> str:
+    text = request.get("text")
+    if text is None:
+        raise InputError("text", "text is missing: send the text to chunk")
+    if not isinstance(text, str):
+        raise InputError("text", f"text must be a string, got {type(text).__name__}")
+    return text
+
+
+def _params(request: JSON) -> Params:
+    if "size" not in request:
+        raise InputError("size", "size is missing: enter a whole number of units, 1 or more")
+    return parse_params(
+        unit=request.get("unit", "word"),
+        encoding=request.get("encoding"),
+        size=request["size"],
+        overlap=request.get("overlap", 0),
+        overlap_mode=request.get("overlap_mode", "units"),
+        tokens_per_unit=request.get("tokens_per_unit"),
+        price_per_million=request.get("price_per_million", 1),
+    )
+
+
+def _counts(text: str, *, tokens: int | None) -> JSON:
+    return {
+        "bytes": check_size(text),
+        "chars": len(text),
+        "words": word_count(text),
+        "tokens": tokens,
+    }
+
+
+def _op_counts(request: JSON) -> JSON:
+    text = _text(request)
+    unit = request.get("unit", "word")
+    tokens: int | None = None
+    if unit == "token":
+        check_size(text)
+        params = parse_params(unit="token", encoding=request.get("encoding"), size=1)
+        tokens = chunk_text(text, params).summary.units
+    return _counts(text, tokens=tokens)
+
+
+def _op_chunk(request: JSON) -> JSON:
+    text = _text(request)
+    params = _params(request)
+    report = chunk_text(text, params, view=True, overview=True)
+    tokens = report.summary.units if params.unit == "token" else None
+    return {
+        "params": params_json(report),
+        "summary": summary_json(report.summary),
+        "derivation": derive(report.summary, params),
+        "capped": cap_json(report.capped),
+        "chunks": [chunk_json(c, view=True) for c in report.chunks],
+        "counts": _counts(text, tokens=tokens),
+        "overview": {
+            "total_chars": len(text),
+            "windows": [list(span) for span in report.overview],
+        },
+    }
+
+
+def _export_report(request: JSON) -> Report:
+    return chunk_text(_text(request), _params(request))
+
+
+def _op_export(request: JSON) -> JSON:
+    report = _export_report(request)
+    return {"filename": export_filename(report), "json": dumps(report)}
+
+
+def _op_warm(request: JSON) -> JSON:
+    encoding = request.get("encoding") or DEFAULT_ENCODING
+    if encoding not in ENCODINGS:
+        raise InputError(
+            "encoding", f"unknown encoding {encoding!r}: choose one of {', '.join(ENCODINGS)}"
+        )
+    began = time.perf_counter()
+    get_tokenizer(encoding).encode("warm")
+    return {"encoding": encoding, "seconds": time.perf_counter() - began}
+
+
+OPS: dict[str, Callable[[JSON], JSON]] = {
+    "chunk": _op_chunk,
+    "export": _op_export,
+    "counts": _op_counts,
+    "warm": _op_warm,
+}
+
+
+def _error(op: object, field: str | None, message: str) -> str:
+    name = op if isinstance(op, str) else None
+    body = {"ok": False, "op": name, "error": {"field": field, "message": message}}
+    return json.dumps(body, ensure_ascii=False)
+
+
+def handle(request_json: str) -> str:
+    """Answer one request; see the module docstring and ``docs/protocol.md``."""
+    try:
+        request = json.loads(request_json)
+    except (TypeError, ValueError) as exc:
+        return _error(None, None, f"the request is not valid JSON ({exc}): send a JSON object")
+    if not isinstance(request, dict):
+        return _error(None, None, "the request must be a JSON object with an op")
+    op = request.get("op")
+    action = OPS.get(op) if isinstance(op, str) else None
+    if action is None:
+        return _error(op, "op", f"unknown op {op!r}: use one of {', '.join(OPS)}")
+    try:
+        result = action(request)
+    except EngineError as exc:
+        return _error(op, exc.field, exc.message)
+    return json.dumps({"ok": True, "op": op, "result": result}, ensure_ascii=False)

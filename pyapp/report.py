@@ -1,0 +1,243 @@
+"""Chunk one text under one configuration: the summary, the caps, the chunks.
+
+The summary is closed-form arithmetic on ``U``, ``C`` and ``O`` with exact
+fractions, so it is cheap even for a megabyte; chunk objects are built only
+when the result is under the caps.
+
+>>> from .params import parse_params
+>>> text = "one two three four five six seven eight nine ten"
+>>> report = chunk_text(text, parse_params(unit="word", size=4, overlap=1, tokens_per_unit=1))
+>>> [c.text for c in report.chunks]
+['one two three four', 'four five six seven', 'seven eight nine ten']
+>>> report.summary.processed_units, report.summary.repeated_units, report.summary.extra_volume
+(12, 2, Fraction(1, 5))
+>>> all(text[c.char_start:c.char_end] == c.text for c in report.chunks)
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Final
+
+from .errors import InputError
+from .params import Params
+from .tokenizers import Backend
+from .units import Chars, Segmentation, Tokens, Words, utf8_length
+from .windows import iter_spans, repeated_units, window_count
+
+__all__ = [
+    "MAX_BYTES",
+    "MAX_CHUNKS",
+    "MAX_PROCESSED_UNITS",
+    "OVERVIEW_WINDOWS",
+    "Cap",
+    "Chunk",
+    "Report",
+    "Summary",
+    "chunk_text",
+    "segment",
+    "summarize",
+]
+
+MAX_BYTES: Final = 1_000_000
+MAX_CHUNKS: Final = 256
+MAX_PROCESSED_UNITS: Final = 200_000
+OVERVIEW_WINDOWS: Final = 2_000
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Summary:
+    """Unrounded figures. Ratios over ``units`` are ``None`` when there are no units."""
+
+    units: int
+    chunks: int
+    stride: int
+    processed_units: int
+    repeated_units: int
+    extra_volume: Fraction | None
+    inflation: Fraction | None
+    limit_inflation: Fraction
+    estimated_tokens: Fraction
+    estimated_cost: Fraction
+    input_bytes: int
+    input_chars: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Cap:
+    """Which cap the result hit: ``cap`` is ``"chunks"`` or ``"processed_units"``."""
+
+    cap: str
+    value: int
+    limit: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Chunk:
+    """One window. Contract: ``source[char_start:char_end] == text`` and
+    ``repeated_prefix + fresh_text == text``.
+
+    ``repeated_prefix`` is the part of ``text`` the previous chunk's text also
+    holds: ``source[char_start:previous.char_end]``. In word and char mode it is
+    exactly the ``overlap`` units; in token mode a character split between two
+    tokens counts as held by both chunks.
+    """
+
+    index: int
+    start: int
+    end: int
+    char_start: int
+    char_end: int
+    byte_start: int
+    byte_end: int
+    text: str
+    repeated_prefix: str
+    fresh_text: str
+    repeated_units: int
+    fresh_units: int
+    #: Word mode: the words joined by single spaces (also for the two parts).
+    preview: str | None = None
+    preview_repeated: str | None = None
+    preview_fresh: str | None = None
+    #: Token mode, views only: code-point offsets in ``text`` where tokens start.
+    token_breaks: list[int] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Report:
+    params: Params
+    summary: Summary
+    capped: Cap | None
+    chunks: tuple[Chunk, ...]
+    #: Char spans of the first :data:`OVERVIEW_WINDOWS` windows (even when capped).
+    overview: tuple[tuple[int, int], ...]
+
+
+def check_size(text: str) -> int:
+    """The text's UTF-8 length, refused over :data:`MAX_BYTES`."""
+    size = utf8_length(text)
+    if size > MAX_BYTES:
+        raise InputError(
+            "text",
+            f"text is {size:,} bytes of UTF-8, over the {MAX_BYTES:,}-byte limit:"
+            " shorten it or split it into several documents",
+        )
+    return size
+
+
+def segment(text: str, params: Params, *, backend: Backend | None = None) -> Segmentation:
+    """The text in ``params.unit`` units."""
+    if params.unit == "word":
+        return Words(text)
+    if params.unit == "char":
+        return Chars(text)
+    assert params.encoding is not None
+    return Tokens(text, encoding=params.encoding, backend=backend)
+
+
+def summarize(*, units: int, params: Params, input_bytes: int, input_chars: int) -> Summary:
+    """The summary figures in closed form (nothing proportional to the text)."""
+    size, overlap = params.size, params.overlap
+    chunks = window_count(units, size=size, overlap=overlap)
+    repeated = repeated_units(units, size=size, overlap=overlap)
+    processed = units + repeated
+    tokens = processed * params.tokens_per_unit
+    return Summary(
+        units=units,
+        chunks=chunks,
+        stride=params.stride,
+        processed_units=processed,
+        repeated_units=repeated,
+        extra_volume=Fraction(repeated, units) if units else None,
+        inflation=Fraction(processed, units) if units else None,
+        limit_inflation=Fraction(size, params.stride),
+        estimated_tokens=tokens,
+        estimated_cost=tokens * params.price_per_million / 1_000_000,
+        input_bytes=input_bytes,
+        input_chars=input_chars,
+    )
+
+
+def _cap(summary: Summary, params: Params) -> Cap | None:
+    if not params.caps:
+        return None
+    if summary.chunks > MAX_CHUNKS:
+        return Cap(cap="chunks", value=summary.chunks, limit=MAX_CHUNKS)
+    if summary.processed_units > MAX_PROCESSED_UNITS:
+        return Cap(cap="processed_units", value=summary.processed_units, limit=MAX_PROCESSED_UNITS)
+    return None
+
+
+def _previews(prefix: str, fresh: str, text: str) -> dict[str, str]:
+    return {
+        "preview": " ".join(text.split()),
+        "preview_repeated": " ".join(prefix.split()),
+        "preview_fresh": " ".join(fresh.split()),
+    }
+
+
+def _build_chunks(text: str, seg: Segmentation, params: Params, *, view: bool) -> tuple[Chunk, ...]:
+    out: list[Chunk] = []
+    previous_end = 0
+    overlap = params.overlap
+    for index, (start, end) in enumerate(iter_spans(seg.count, size=params.size, overlap=overlap)):
+        char_start, char_end, byte_start, byte_end = seg.edges(start, end)
+        body = text[char_start:char_end]
+        split = min(max(previous_end, char_start), char_end) if index else char_start
+        prefix, fresh = text[char_start:split], text[split:char_end]
+        repeated = overlap if index else 0
+        extra: dict[str, object] = {}
+        if params.unit == "word":
+            extra.update(_previews(prefix, fresh, body))
+        elif view and isinstance(seg, Tokens):
+            extra["token_breaks"] = seg.breaks(start, end, char_start=char_start)
+        out.append(
+            Chunk(
+                index=index,
+                start=start,
+                end=end,
+                char_start=char_start,
+                char_end=char_end,
+                byte_start=byte_start,
+                byte_end=byte_end,
+                text=body,
+                repeated_prefix=prefix,
+                fresh_text=fresh,
+                repeated_units=repeated,
+                fresh_units=end - start - repeated,
+                **extra,  # type: ignore[arg-type]
+            )
+        )
+        previous_end = char_end
+    return tuple(out)
+
+
+def _overview(seg: Segmentation, params: Params) -> tuple[tuple[int, int], ...]:
+    out: list[tuple[int, int]] = []
+    for start, end in iter_spans(seg.count, size=params.size, overlap=params.overlap):
+        if len(out) == OVERVIEW_WINDOWS:
+            break
+        out.append(seg.char_span(start, end))
+    return tuple(out)
+
+
+def chunk_text(
+    text: str,
+    params: Params,
+    *,
+    backend: Backend | None = None,
+    view: bool = False,
+    overview: bool = False,
+) -> Report:
+    """Chunk ``text``; ``view`` adds token breaks, ``overview`` the window strip."""
+    input_bytes = check_size(text)
+    seg = segment(text, params, backend=backend)
+    summary = summarize(
+        units=seg.count, params=params, input_bytes=input_bytes, input_chars=len(text)
+    )
+    capped = _cap(summary, params)
+    chunks = () if capped else _build_chunks(text, seg, params, view=view)
+    strip = _overview(seg, params) if overview else ()
+    return Report(params=params, summary=summary, capped=capped, chunks=chunks, overview=strip)
