@@ -1,0 +1,322 @@
+// Rendering of an engine result into the page. Builds DOM with createElement
+// and textContent only: pasted text is never parsed as HTML. Nothing here
+// computes a figure; it lays out what the engine returned.
+
+import * as fmt from "./format.js";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function el(tag, attrs = {}, text) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else node.setAttribute(k, v);
+  }
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function svg(tag, attrs = {}) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  return node;
+}
+
+// ---------------------------------------------------------------- summary
+
+/** Fill the summary figures and the derivation table. */
+export function renderSummary(root, result) {
+  const { summary, derivation, params } = result;
+  for (const f of fmt.FIGURES) {
+    const dd = root.querySelector(`[data-testid="${f.testid}"]`);
+    if (!dd) continue;
+    const value = summary[f.key];
+    dd.textContent = f.fmt(value);
+    dd.dataset.value = String(value);
+    const d = derivation && derivation[f.key];
+    dd.title = d ? `${d.formula} = ${d.inputs}` : "";
+  }
+  const body = root.querySelector("#derivation-body");
+  const rows = [];
+  for (const f of fmt.FIGURES) {
+    const d = derivation && derivation[f.key];
+    if (!d) continue;
+    const tr = el("tr", { "data-key": f.key });
+    const label = f.unit ? f.label.replace("units", fmt.unitPlural(params.unit)) : f.label;
+    tr.append(
+      el("th", { scope: "row" }, label),
+      el("td", { class: "mono" }, d.formula),
+      el("td", { class: "mono" }, d.inputs),
+      el("td", { class: "num" }, f.fmt(summary[f.key])),
+    );
+    rows.push(tr);
+  }
+  body.replaceChildren(...rows);
+}
+
+// ---------------------------------------------------------------- overview
+
+/**
+ * Draw every window over the document as an SVG strip.
+ * Top track: all windows translucent in one row, so text that two windows share
+ * is visibly darker. Below: even and odd windows in two lanes, so each window
+ * stands apart. Each bar carries data-index for click-to-card.
+ */
+export function renderOverview(container, overview, chunkCount, unit) {
+  container.replaceChildren();
+  const total = overview ? overview.total_chars : 0;
+  const windows = overview ? overview.windows : [];
+  if (!total || windows.length === 0) {
+    container.append(el("p", { class: "hint overview-empty" }, "No windows: the text is empty."));
+    return;
+  }
+  const minWidth = total / 600; // keep a window of one character visible
+  const depthH = 26;
+  const laneH = 11;
+  const gap = 4;
+  const height = depthH + gap + laneH * 2 + 2;
+  const root = svg("svg", {
+    viewBox: `0 0 ${total} ${height}`,
+    preserveAspectRatio: "none",
+    class: "overview-svg",
+    role: "img",
+    "aria-label": `${windows.length} windows over ${total} characters; darker where they overlap`,
+  });
+  const depth = svg("g", { class: "depth" });
+  const lanes = svg("g", { class: "lanes" });
+  root.append(svg("rect", { class: "track", x: 0, y: 0, width: total, height: depthH }));
+  windows.forEach(([start, end], i) => {
+    const width = Math.max(end - start, minWidth);
+    const parity = i % 2 ? "odd" : "even";
+    const title = `Chunk ${i + 1}: characters [${start}, ${end})`;
+    const a = svg("rect", { x: start, y: 0, width, height: depthH, class: `win win-${parity}`, "data-index": i });
+    a.append(svg("title"));
+    a.firstChild.textContent = title;
+    depth.append(a);
+    const b = svg("rect", {
+      x: start, y: depthH + gap + (i % 2) * laneH, width, height: laneH - 2,
+      class: `bar bar-${parity}`, "data-index": i,
+    });
+    b.append(svg("title"));
+    b.firstChild.textContent = title;
+    lanes.append(b);
+  });
+  root.append(depth, lanes);
+  const axis = el("div", { class: "overview-axis", "aria-hidden": "true" });
+  axis.append(el("span", {}, "0"), el("span", {}, `${fmt.integer(total)} characters`));
+  container.append(root, axis);
+  container.dataset.windows = String(windows.length);
+  container.dataset.chunks = String(chunkCount);
+  container.dataset.unit = unit;
+}
+
+// ---------------------------------------------------------------- chunk cards
+
+/** Code-point offsets within `s` -> UTF-16 indices, for sorted offsets. */
+function cpToUtf16(s, offsets) {
+  const out = [];
+  let cp = 0;
+  let j = 0;
+  for (let i = 0; i <= s.length && j < offsets.length; ) {
+    while (j < offsets.length && offsets[j] === cp) {
+      out.push(i);
+      j += 1;
+    }
+    if (i >= s.length) break;
+    const c = s.codePointAt(i);
+    i += c > 0xffff ? 2 : 1;
+    cp += 1;
+  }
+  return out;
+}
+
+/**
+ * Which spaces to draw: runs of spaces at the start of the chunk, before a
+ * newline, or at the end of the chunk. Returns a Set of UTF-16 indices.
+ */
+function visibleSpaces(s) {
+  const marks = new Set();
+  const re = / +(?=\n|\r|$)|^ +/g;
+  let m;
+  while ((m = re.exec(s)) !== null) {
+    for (let i = m.index; i < m.index + m[0].length; i += 1) marks.add(i);
+    if (m[0].length === 0) re.lastIndex += 1;
+  }
+  return marks;
+}
+
+const WS_CLASS = { "\n": "ws ws-nl", "\r": "ws ws-cr", "\t": "ws ws-tab", " ": "ws ws-sp" };
+
+/** Append s[a:b) to parent, wrapping newlines, tabs and marked spaces in spans. */
+function appendExact(parent, s, a, b, spaces) {
+  let run = a;
+  for (let i = a; i < b; i += 1) {
+    const ch = s[i];
+    const special = ch === "\n" || ch === "\t" || ch === "\r" || (ch === " " && spaces.has(i));
+    if (!special) continue;
+    if (i > run) parent.append(document.createTextNode(s.slice(run, i)));
+    parent.append(el("span", { class: WS_CLASS[ch] }, ch));
+    run = i + 1;
+  }
+  if (b > run) parent.append(document.createTextNode(s.slice(run, b)));
+}
+
+/** Fill the repeated and fresh parts of a char/token card with the exact text. */
+function fillExact(repEl, freshEl, chunk, showBreaks) {
+  const rep = chunk.repeated_prefix;
+  const s = rep + chunk.fresh_text;
+  const split = rep.length;
+  const spaces = visibleSpaces(s);
+  let cuts = [];
+  if (showBreaks && Array.isArray(chunk.token_breaks)) {
+    cuts = cpToUtf16(s, chunk.token_breaks);
+  }
+  if (cuts.length === 0) {
+    appendExact(repEl, s, 0, split, spaces);
+    appendExact(freshEl, s, split, s.length, spaces);
+    return;
+  }
+  const starts = new Set(cuts);
+  const bounds = [...new Set([0, ...cuts, split, s.length])].sort((x, y) => x - y);
+  let tok = 0;
+  for (let k = 0; k + 1 < bounds.length; k += 1) {
+    const a = bounds[k];
+    const b = bounds[k + 1];
+    if (b <= a) continue;
+    if (a !== 0 && starts.has(a)) tok += 1;
+    const span = el("span", { class: tok % 2 ? "tok tok-b" : "tok tok-a" });
+    appendExact(span, s, a, b, spaces);
+    (a < split ? repEl : freshEl).append(span);
+  }
+}
+
+function unitRange(chunk, unit) {
+  return `${fmt.unitPlural(unit)} [${fmt.integer(chunk.start)}, ${fmt.integer(chunk.end)})`;
+}
+
+/** One card. Word mode shows the normalized preview; char and token mode the exact text. */
+export function chunkCard(chunk, total, unit, showBreaks) {
+  const li = el("li", {
+    class: "chunk",
+    "data-testid": "chunk",
+    "data-index": String(chunk.index),
+    id: `chunk-${chunk.index}`,
+    tabindex: "-1",
+    "aria-label": `Chunk ${chunk.index + 1} of ${total}`,
+  });
+  const head = el("div", { class: "chunk-head" });
+  head.append(
+    el("span", { class: "chunk-title" }, `Chunk ${chunk.index + 1}`),
+    el("span", { class: "chunk-range", "data-testid": "chunk-units" }, unitRange(chunk, unit)),
+    el("span", { class: "chunk-range", "data-testid": "chunk-chars" },
+      `chars [${fmt.integer(chunk.char_start)}, ${fmt.integer(chunk.char_end)})`),
+    el("span", { class: "chunk-split" },
+      `${fmt.integer(chunk.repeated_units)} repeated + ${fmt.integer(chunk.fresh_units)} fresh`),
+  );
+  const body = el("p", { class: unit === "word" ? "chunk-text" : "chunk-text exact" });
+  const rep = el("mark", { class: "repeated", "data-testid": "chunk-repeated" });
+  const fresh = el("span", { class: "fresh", "data-testid": "chunk-fresh" });
+  if (unit === "word") {
+    rep.textContent = chunk.preview_repeated ?? "";
+    fresh.textContent = chunk.preview_fresh ?? "";
+    body.append(rep);
+    if (rep.textContent && fresh.textContent) body.append(document.createTextNode(" "));
+    body.append(fresh);
+  } else {
+    fillExact(rep, fresh, chunk, showBreaks);
+    body.append(rep, fresh);
+  }
+  li.append(head, body);
+  return li;
+}
+
+/**
+ * Renders cards a frame at a time so a large result never blocks typing.
+ * `render()` starts over (cancelling a render in progress); `ensure(i)`
+ * synchronously renders up to card i, for click-to-card.
+ */
+export class CardRenderer {
+  constructor(list) {
+    this.list = list;
+    this.chunks = [];
+    this.next = 0;
+    this.frame = 0;
+    this.unit = "word";
+    this.showBreaks = false;
+  }
+
+  render(chunks, unit, showBreaks) {
+    cancelAnimationFrame(this.frame);
+    this.chunks = chunks;
+    this.unit = unit;
+    this.showBreaks = showBreaks;
+    this.next = 0;
+    this.list.replaceChildren();
+    this.list.dataset.rendered = "false";
+    this.step();
+  }
+
+  step() {
+    const started = performance.now();
+    const frag = document.createDocumentFragment();
+    while (this.next < this.chunks.length) {
+      frag.append(chunkCard(this.chunks[this.next], this.chunks.length, this.unit, this.showBreaks));
+      this.next += 1;
+      if (performance.now() - started > 8) break;
+    }
+    this.list.append(frag);
+    if (this.next < this.chunks.length) {
+      this.frame = requestAnimationFrame(() => this.step());
+    } else {
+      this.list.dataset.rendered = "true";
+    }
+  }
+
+  ensure(index) {
+    if (index < this.next) return;
+    cancelAnimationFrame(this.frame);
+    const frag = document.createDocumentFragment();
+    while (this.next <= index && this.next < this.chunks.length) {
+      frag.append(chunkCard(this.chunks[this.next], this.chunks.length, this.unit, this.showBreaks));
+      this.next += 1;
+    }
+    this.list.append(frag);
+    if (this.next < this.chunks.length) this.frame = requestAnimationFrame(() => this.step());
+    else this.list.dataset.rendered = "true";
+  }
+
+  clear() {
+    this.render([], this.unit, this.showBreaks);
+  }
+}
+
+// ---------------------------------------------------------------- caps
+
+const CAP_WORDS = {
+  chunks: (value, limit) =>
+    `This configuration makes ${fmt.integer(value)} chunks, over the limit of ${fmt.integer(limit)} chunks this page lays out.`,
+  processed_units: (value, limit, unit) =>
+    `This configuration processes ${fmt.integer(value)} ${fmt.unitPlural(unit)}, over the limit of ${fmt.integer(limit)} processed units this page lays out.`,
+};
+
+/** The cap notice: which cap, the figure, the limit, and what brings it under. */
+export function renderCapNotice(node, capped, unit) {
+  if (!capped) {
+    node.hidden = true;
+    node.replaceChildren();
+    delete node.dataset.cap;
+    return;
+  }
+  const say = CAP_WORDS[capped.cap] ||
+    ((value, limit) => `The ${capped.cap} cap is exceeded: ${fmt.integer(value)}, over the limit of ${fmt.integer(limit)}.`);
+  node.dataset.cap = capped.cap;
+  node.replaceChildren(
+    el("strong", {}, `Too large to lay out (${capped.cap === "chunks" ? "chunk" : "processed-units"} cap). `),
+    document.createTextNode(say(capped.value, capped.limit, unit)),
+    document.createTextNode(
+      " The summary above is exact; the chunk cards and the JSON download are left out. " +
+      "To bring it under the cap, use a larger chunk size, less overlap, or a shorter text.",
+    ),
+  );
+  node.hidden = false;
+}
