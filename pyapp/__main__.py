@@ -1,0 +1,10 @@
+"""``python -m pyapp``: see :mod:`pyapp.cli`."""
+
+from __future__ import annotations
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Command-line sub-commands: one module each, exposing ``add_parser(subparsers)``."""
