@@ -1,0 +1,286 @@
+"""Boundary check: which sentences does no single chunk hold whole?
+
+Reference 002 advises checking whether evidence survives chunking whole. We use
+sentences as the evidence and report the ones that every chunk cuts.
+
+**The sentence rule** (:func:`split_sentences`):
+
+* A *terminator run* is a maximal run of the characters ``. ! ? 。 ！ ？``
+  (so ``?!``, ``...`` and ``。。`` are each one run).
+* A run **ends a sentence** when it is followed by whitespace or the end of the
+  text, or when it contains a full-width ``。``, ``！`` or ``？``: Chinese and
+  Japanese put no space after them, so they end a sentence on their own. An
+  ASCII run followed by anything else (``3.14``, ``e.g.x``, ``?!"``) does not.
+* A **blank line** (a line break, optional spaces or tabs, another line break;
+  ``\\n``, ``\\r\\n`` and ``\\r`` are line breaks) also ends a sentence, so
+  headings and list items without a full stop are sentences of their own.
+* A sentence's span excludes the whitespace around it: it starts at its first
+  non-whitespace character and ends just after its terminator run (or its last
+  non-whitespace character). Whitespace-only text has no sentences.
+
+Known limits of so simple a rule: abbreviations such as ``e.g. this`` end a
+sentence, and a closing quote after the full stop (``"Yes." He``) keeps the
+sentence going.
+
+>>> text = "One. Two?! Three...\\nstill three 3.14\\n\\nHeading\\n\\n 第一句。第二句！"
+>>> [text[a:b] for a, b in split_sentences(text)]
+['One.', 'Two?!', 'Three...', 'still three 3.14', 'Heading', '第一句。', '第二句！']
+
+**The cut check.** A sentence ``[a, b)`` is held whole by a chunk with char range
+``[cs, ce)`` when ``cs <= a`` and ``b <= ce``. It is *cut* when no chunk holds
+it. Fixed windows have non-decreasing starts and ends, so the chunk starting
+last at or before ``a`` is the only candidate: :func:`cut_spans` takes
+``O(log K)`` per sentence for explicit chunk ranges, and :class:`SentenceUnits`
+does it in ``O(1)`` per sentence from the unit spans alone, for any size and
+overlap, without building a single window (the sweep and capped results use it).
+
+>>> cut_spans([(0, 4), (5, 10), (11, 20)], [(0, 7), (4, 12), (8, 16)])
+[(11, 20)]
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from .units import Chars, Segmentation, Tokens, Words
+from .windows import window_count
+
+__all__ = [
+    "Boundaries",
+    "SentenceUnits",
+    "check",
+    "cut_spans",
+    "split_sentences",
+]
+
+_FULL_WIDTH: Final = frozenset("。！？")
+
+#: A whole terminator run (the lookbehind makes each run match once, from its
+#: start, so a long run never rescans), or a blank line.
+_BREAK: Final = re.compile(
+    r"(?P<run>(?<![.!?。！？])[.!?。！？]++)"
+    r"|(?P<blank>(?:\r\n?|\n)[^\S\r\n]*+(?:\r\n?|\n))"
+)
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence spans ``(start, end)`` in code points, in order, by the module's rule.
+
+    ``text[start:end]`` is the sentence, without surrounding whitespace. Linear time.
+
+    >>> split_sentences("")
+    []
+    >>> split_sentences("  Wait... what?  ")
+    [(2, 9), (10, 15)]
+    >>> split_sentences("v1.2 is out!Really")
+    [(0, 18)]
+    >>> split_sentences("Ja.\\r\\n\\r\\nNein")
+    [(0, 3), (7, 11)]
+    """
+    spans: list[tuple[int, int]] = []
+    length = len(text)
+    start = 0
+
+    def close(end: int) -> None:
+        # The piece text[start:end]; trim whitespace without copying long runs twice.
+        piece = text[start:end]
+        stripped = piece.strip()
+        if stripped:
+            lead = len(piece) - len(piece.lstrip())
+            spans.append((start + lead, start + lead + len(stripped)))
+
+    for match in _BREAK.finditer(text):
+        if match.lastgroup == "run":
+            end = match.end()
+            followed_by_space = end == length or text[end].isspace()
+            if not followed_by_space and _FULL_WIDTH.isdisjoint(match.group()):
+                continue
+            close(end)
+            start = end
+        else:
+            close(match.start())
+            start = match.end()
+    close(length)
+    return spans
+
+
+def cut_spans(
+    sentences: Sequence[tuple[int, int]], chunks: Sequence[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """The sentences that no chunk char range ``[cs, ce)`` contains whole.
+
+    ``chunks`` must have non-decreasing starts and ends (fixed windows do).
+    ``O(S log K)``.
+
+    >>> cut_spans([(0, 3)], [])
+    [(0, 3)]
+    >>> cut_spans([(2, 5)], [(0, 4), (2, 5)])
+    []
+    """
+    starts = [start for start, _ in chunks]
+    out: list[tuple[int, int]] = []
+    for a, b in sentences:
+        i = bisect_right(starts, a) - 1
+        if i < 0 or chunks[i][1] < b:
+            out.append((a, b))
+    return out
+
+
+class _ByteStarts(Sequence[int]):
+    """Token ``i``'s first byte, as a read-only sequence for :mod:`bisect`."""
+
+    def __init__(self, tokens: Tokens) -> None:
+        self._tokens = tokens
+        self._count = tokens.count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._tokens.byte_start(index)
+
+
+def _byte_offsets(text: str, offsets: Sequence[int]) -> list[int]:
+    """UTF-8 byte offsets of the sorted code-point ``offsets``, in one pass."""
+    if text.isascii():
+        return list(offsets)
+    out: list[int] = []
+    char = byte = 0
+    for offset in offsets:
+        if offset >= char:
+            byte += len(text[char:offset].encode("utf-8", "surrogatepass"))
+        else:
+            byte -= len(text[offset:char].encode("utf-8", "surrogatepass"))
+        char = offset
+        out.append(byte)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceUnits:
+    """Each sentence as the units it needs: ``first`` (the last unit starting at or
+    before the sentence's first character) and ``last`` (the first unit reaching
+    its last character). A window ``[s, e)`` holds the sentence whole exactly when
+    ``s <= first`` and ``e - 1 >= last``.
+
+    Build it once per text and segmentation; :meth:`cut` then answers any size and
+    overlap in ``O(S)``.
+
+    >>> from pyapp.units import Words
+    >>> text = "Aa bb. Cc dd ee. Ff."
+    >>> su = SentenceUnits.of(text, Words(text))
+    >>> su.first, su.last
+    ([0, 2, 5], [1, 4, 5])
+    >>> su.cut(size=3, overlap=0)
+    [(7, 16)]
+    >>> su.cut(size=3, overlap=1)
+    []
+    """
+
+    sentences: list[tuple[int, int]]
+    first: list[int]
+    last: list[int]
+    units: int
+
+    @classmethod
+    def of(cls, text: str, units: Segmentation) -> SentenceUnits:
+        sentences = split_sentences(text)
+        count = units.count
+        first: list[int]
+        last: list[int]
+        if isinstance(units, Chars):
+            first = [a for a, _ in sentences]
+            last = [b - 1 for _, b in sentences]
+        elif isinstance(units, Tokens):
+            # Char offsets of tokens are widened to whole characters, so compare in
+            # bytes: a token starts at or before char a when its first byte is before
+            # char a + 1, and reaches char b - 1 when it holds that char's first byte.
+            starts = _ByteStarts(units)
+            edges = sorted({a + 1 for a, _ in sentences} | {b - 1 for _, b in sentences})
+            byte_of = dict(zip(edges, _byte_offsets(text, edges), strict=True))
+            first = [bisect_left(starts, byte_of[a + 1]) - 1 for a, _ in sentences]
+            last = [bisect_right(starts, byte_of[b - 1]) - 1 for _, b in sentences]
+        else:
+            if isinstance(units, Words):
+                spans = units.spans(0, count)
+            else:
+                spans = [units.char_span(i, i + 1) for i in range(count)]
+            unit_starts = [s for s, _ in spans]
+            unit_ends = [e for _, e in spans]
+            first = [bisect_right(unit_starts, a) - 1 for a, _ in sentences]
+            last = [bisect_left(unit_ends, b) for _, b in sentences]
+        return cls(sentences, first, last, count)
+
+    def cut(self, *, size: int, overlap: int) -> list[tuple[int, int]]:
+        """Spans of the sentences no window of ``size`` and ``overlap`` holds whole."""
+        units = self.units
+        windows = window_count(units, size=size, overlap=overlap)
+        stride = size - overlap
+        out: list[tuple[int, int]] = []
+        for span, first, last in zip(self.sentences, self.first, self.last, strict=True):
+            if first < 0 or windows == 0:
+                out.append(span)
+                continue
+            start = min(first // stride, windows - 1) * stride
+            if min(start + size, units) - 1 < last:
+                out.append(span)
+        return out
+
+    def cut_count(self, *, size: int, overlap: int) -> int:
+        """How many sentences are cut (as :meth:`cut`, without building the list)."""
+        units = self.units
+        windows = window_count(units, size=size, overlap=overlap)
+        if windows == 0:
+            return len(self.sentences)
+        stride = size - overlap
+        top = windows - 1
+        cut = 0
+        for first, last in zip(self.first, self.last, strict=True):
+            if first < 0:
+                cut += 1
+                continue
+            w = first // stride
+            start = (w if w < top else top) * stride
+            end = start + size
+            if (end if end < units else units) - 1 < last:
+                cut += 1
+        return cut
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Boundaries:
+    """The ``boundaries`` section of the export and of the ``chunk`` op."""
+
+    sentences: int
+    cut_spans: list[tuple[int, int]]
+
+    @property
+    def cut(self) -> int:
+        return len(self.cut_spans)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sentences": self.sentences,
+            "cut": self.cut,
+            "cut_spans": [[a, b] for a, b in self.cut_spans],
+        }
+
+
+def check(text: str, units: Segmentation, *, size: int, overlap: int) -> Boundaries:
+    """The boundary check of one configuration, from the units alone.
+
+    It does not need the chunk list, so it is computed for capped results too
+    (every window counts, not only the ones the page draws).
+
+    >>> from pyapp.units import Chars
+    >>> check("Hi there. Bye.", Chars("Hi there. Bye."), size=6, overlap=2).to_json()
+    {'sentences': 2, 'cut': 1, 'cut_spans': [[0, 9]]}
+    """
+    index = SentenceUnits.of(text, units)
+    return Boundaries(
+        sentences=len(index.sentences), cut_spans=index.cut(size=size, overlap=overlap)
+    )
