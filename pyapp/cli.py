@@ -17,13 +17,13 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import NoReturn
 
-from .commands import budget, chunk, size, sweep
+from .commands import budget, chunk, corpus, size, sweep
 from .errors import EngineError
 
 __all__ = ["COMMANDS", "Parser", "build_parser", "main"]
 
 #: The sub-commands, in the order ``--help`` lists them.
-COMMANDS: list[ModuleType] = [chunk, size, budget, sweep]
+COMMANDS: list[ModuleType] = [chunk, size, budget, sweep, corpus]
 
 EXIT_BAD_INPUT = 2
 

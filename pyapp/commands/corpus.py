@@ -1,0 +1,73 @@
+"""``python -m pyapp corpus PATH... [--unit U] [--size C] [--overlap O]``: count a corpus."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ..params import ENCODINGS, UNITS, parse_params
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
+    parser = subparsers.add_parser(
+        "corpus",
+        help="chunk every document of a corpus exactly and print the totals",
+        description=(
+            "Count every document under PATH (files, folders of .txt/.md, .jsonl with a"
+            ' "text" field per line) and print the pyapp.corpus/1 JSON. Unreadable files'
+            " and lines are listed under errors; the rest still counts."
+        ),
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+    parser.add_argument("--unit", choices=UNITS, default="token", help="unit to count (token)")
+    parser.add_argument(
+        "--encoding", choices=ENCODINGS, default=None, help="token encoding (o200k_base)"
+    )
+    parser.add_argument("--size", default="512", metavar="N", help="window size in units (512)")
+    parser.add_argument(
+        "--overlap", default="15%", metavar="N|P%", help="overlap in units, or a percent of --size"
+    )
+    parser.add_argument(
+        "--tokens-per-unit", default=None, metavar="R", help="token estimate per unit (preset)"
+    )
+    parser.add_argument("--price", default="1", metavar="P", help="price per million tokens (1)")
+    parser.add_argument(
+        "--workers", type=int, default=None, metavar="N", help="worker processes (every core)"
+    )
+    parser.add_argument(
+        "--no-progress", action="store_true", help="never show the progress bar on stderr"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..corpus import count_corpus
+
+    params = parse_params(
+        unit=args.unit,
+        encoding=args.encoding,
+        size=args.size,
+        overlap=args.overlap,
+        tokens_per_unit=args.tokens_per_unit,
+        price_per_million=args.price,
+        caps=False,
+    )
+    if args.workers is not None and args.workers < 1:
+        from ..errors import InputError
+
+        raise InputError("workers", f"--workers must be at least 1, got {args.workers}")
+    totals = count_corpus(
+        args.paths, params, workers=args.workers, progress=False if args.no_progress else None
+    )
+    sys.stdout.write(json.dumps(totals.to_json(params), ensure_ascii=False, indent=2) + "\n")
+    if totals.errors_total:
+        print(
+            f"python -m pyapp corpus: {totals.errors_total} file(s) or line(s) not counted:"
+            " see errors in the output",
+            file=sys.stderr,
+        )
+    return 0
