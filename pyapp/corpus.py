@@ -304,7 +304,7 @@ def count_corpus(
     ``progress``: a tqdm bar on stderr; ``None`` shows it only on a terminal and
     only for runs longer than a second.
     """
-    from tqdm import tqdm
+    from tqdm import tqdm  # type: ignore[import-untyped]  # no stubs; types-tqdm not a dep
 
     paths = list(paths)
     n_workers = workers if workers is not None else (os.cpu_count() or 1)
