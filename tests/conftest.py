@@ -1,0 +1,13 @@
+"""Shared helpers for the engine tests (the browser tests live in tests/browser/)."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import settings
+
+# HYPOTHESIS_MAX_EXAMPLES=2000 pytest ... runs the properties harder.
+settings.register_profile(
+    "engine", max_examples=int(os.environ.get("HYPOTHESIS_MAX_EXAMPLES", "150")), deadline=None
+)
+settings.load_profile("engine")

@@ -1,0 +1,163 @@
+"""pyapp.api.handle: the browser's one door. Bad input is an answer, never an exception."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from pyapp.api import handle
+
+TEN_WORDS = "one two three four five six seven eight nine ten"
+
+
+def call(**request: Any) -> dict[str, Any]:
+    answer: dict[str, Any] = json.loads(handle(json.dumps(request)))
+    return answer
+
+
+def test_chunk_answers_the_view_with_derivations_previews_counts_and_overview() -> None:
+    answer = call(
+        op="chunk",
+        text=TEN_WORDS,
+        unit="word",
+        size="4",
+        overlap="1",
+        tokens_per_unit=1,
+        price_per_million=1,
+    )
+    assert answer["ok"] and answer["op"] == "chunk"
+    result = answer["result"]
+    assert list(result) == [
+        "params",
+        "summary",
+        "derivation",
+        "capped",
+        "chunks",
+        "counts",
+        "overview",
+    ]
+    assert result["summary"]["chunks"] == 3
+    assert set(result["derivation"]) == set(result["summary"])
+    for key, entry in result["derivation"].items():
+        assert entry["value"] == result["summary"][key]
+        assert entry["formula"] and entry["inputs"]
+    assert result["derivation"]["chunks"]["inputs"] == "1 + ceil(max(0, 10 - 4) / 3)"
+    second = result["chunks"][1]
+    assert (second["preview_repeated"], second["preview_fresh"]) == ("four", "five six seven")
+    assert result["counts"] == {"bytes": 48, "chars": 48, "words": 10, "tokens": None}
+    assert result["overview"] == {"total_chars": 48, "windows": [[0, 18], [14, 33], [28, 48]]}
+
+
+def test_token_view_marks_where_each_token_starts() -> None:
+    text = "hello world 🦜"
+    result = call(op="chunk", text=text, unit="token", size=3, overlap=0)["result"]
+    chunk = result["chunks"][0]
+    assert chunk["token_breaks"][0] == 0
+    assert all(0 <= b < len(chunk["text"]) for b in chunk["token_breaks"])
+    assert result["params"]["encoding"] == "o200k_base"
+    assert result["counts"]["tokens"] == result["summary"]["units"]
+    assert "preview" not in chunk
+
+
+def test_a_parrot_split_over_three_tokens_is_widened_to_whole_characters() -> None:
+    # 🦜 is 4 UTF-8 bytes and o200k splits it 2 + 1 + 1: byte offsets stay exact,
+    # char offsets widen to the whole emoji.
+    result = call(op="chunk", text="🦜", unit="token", size=1, overlap=0)["result"]
+    spans = [
+        (c["byte_start"], c["byte_end"], c["char_start"], c["char_end"], c["text"])
+        for c in result["chunks"]
+    ]
+    assert spans == [(0, 2, 0, 1, "🦜"), (2, 3, 0, 1, "🦜"), (3, 4, 0, 1, "🦜")]
+
+
+def test_export_returns_the_cli_text_and_a_filename_carrying_the_parameters() -> None:
+    result = call(op="export", text=TEN_WORDS, unit="word", size=4, overlap="25%")["result"]
+    assert result["filename"] == "chunks-word-4-1.json"
+    doc = json.loads(result["json"])
+    assert doc["schema"] == "pyapp.chunks/1"
+    assert result["json"].endswith("}\n")
+
+
+def test_counts_counts_tokens_only_in_token_mode() -> None:
+    assert call(op="counts", text="héllo wörld")["result"] == {
+        "bytes": 13,
+        "chars": 11,
+        "words": 2,
+        "tokens": None,
+    }
+    assert call(op="counts", text="hello world", unit="token")["result"]["tokens"] == 2
+
+
+def test_warm_loads_the_ranks_and_reports_how_long_it_took() -> None:
+    result = call(op="warm", encoding="cl100k_base")["result"]
+    assert result["encoding"] == "cl100k_base" and result["seconds"] >= 0
+
+
+@pytest.mark.parametrize(
+    ("request_json", "field", "fragment"),
+    [
+        ("not json", None, "not valid JSON"),
+        ("[1, 2]", None, "JSON object"),
+        ('{"op": "explode"}', "op", "use one of chunk, export, counts, warm"),
+        ('{"op": "chunk", "size": 4}', "text", "text is missing"),
+        ('{"op": "chunk", "text": 5, "size": 4}', "text", "must be a string"),
+        ('{"op": "chunk", "text": "a"}', "size", "size is missing"),
+        ('{"op": "chunk", "text": "a", "size": "abc"}', "size", "'abc'"),
+        ('{"op": "chunk", "text": "a", "size": "4", "overlap": "4.5"}', "overlap", "whole"),
+        ('{"op": "chunk", "text": "a", "size": "4", "overlap": "4"}', "overlap", "smaller"),
+        (
+            '{"op": "chunk", "text": "a", "size": 2, "unit": "token", "encoding": "p50k"}',
+            "encoding",
+            "choose one of",
+        ),
+        ('{"op": "export", "text": "\\ud800", "size": 2}', "text", "unpaired surrogate"),
+        ('{"op": "warm", "encoding": "gpt2"}', "encoding", "choose one of"),
+    ],
+)
+def test_bad_requests_are_answered_with_the_field_to_fix(
+    request_json: str, field: str | None, fragment: str
+) -> None:
+    answer = json.loads(handle(request_json))
+    assert answer["ok"] is False
+    assert answer["error"]["field"] == field
+    assert fragment in answer["error"]["message"]
+
+
+def test_text_over_one_megabyte_is_refused_before_anything_is_computed() -> None:
+    answer = call(op="chunk", text="é" * 500_001, size=4)
+    assert answer["error"]["field"] == "text"
+    assert "1,000,002 bytes" in answer["error"]["message"]
+
+
+def test_exactly_one_megabyte_is_accepted() -> None:
+    assert call(op="counts", text="x" * 1_000_000)["ok"]
+
+
+def test_over_the_chunk_cap_the_summary_stays_and_the_chunks_go() -> None:
+    result = call(op="chunk", text="w " * 300, size=1, overlap=0)["result"]
+    assert result["capped"] == {"cap": "chunks", "value": 300, "limit": 256}
+    assert result["chunks"] == []
+    assert result["summary"]["chunks"] == 300
+    assert len(result["overview"]["windows"]) == 300
+
+
+def test_over_the_processed_unit_cap_the_summary_stays_and_the_chunks_go() -> None:
+    result = call(op="chunk", text="x" * 250_000, unit="char", size=5000, overlap=0)["result"]
+    assert result["capped"] == {"cap": "processed_units", "value": 250_000, "limit": 200_000}
+    assert result["chunks"] == []
+
+
+def test_the_overview_stops_at_two_thousand_windows() -> None:
+    result = call(op="chunk", text="x" * 5000, unit="char", size=1, overlap=0)["result"]
+    assert len(result["overview"]["windows"]) == 2000
+    assert result["overview"]["total_chars"] == 5000
+
+
+def test_empty_text_gives_zero_chunks_and_null_ratios() -> None:
+    result = call(op="chunk", text="", size=4, overlap=1)["result"]
+    assert result["summary"]["chunks"] == 0
+    assert result["summary"]["extra_volume"] is None
+    assert result["summary"]["inflation"] is None
+    assert result["derivation"]["inflation"]["value"] is None

@@ -1,0 +1,92 @@
+"""python -m pyapp: the export JSON on stdout; bad input is one stderr line and exit 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TEN_WORDS = b"one two three four five six seven eight nine ten"
+
+
+def pyapp(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "pyapp", *args], input=stdin, capture_output=True, check=False
+    )
+
+
+def test_the_issues_done_when_command_gives_the_visualizers_figures() -> None:
+    done = pyapp(
+        "chunk",
+        "-",
+        "--unit",
+        "word",
+        "--size",
+        "4",
+        "--overlap",
+        "1",
+        "--tokens-per-unit",
+        "1",
+        "--price",
+        "1",
+        stdin=TEN_WORDS,
+    )
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    s = doc["summary"]
+    assert (s["chunks"], s["processed_units"], s["repeated_units"]) == (3, 12, 2)
+    assert (s["extra_volume"], s["estimated_cost"]) == (0.2, 0.000012)
+    assert [(c["start"] + 1, c["end"]) for c in doc["chunks"]] == [(1, 4), (4, 7), (7, 10)]
+
+
+def test_cli_output_is_byte_identical_to_the_apis_export(tmp_path: Path) -> None:
+    from pyapp.api import handle
+
+    text = "Zwölf Wörter 🦜 und 日本語\r\n" * 3
+    path = tmp_path / "doc.txt"
+    path.write_bytes(text.encode())
+    done = pyapp("chunk", str(path), "--unit", "token", "--size", "6", "--overlap", "50%")
+    request = {"op": "export", "text": text, "unit": "token", "size": 6, "overlap": "50%"}
+    exported = json.loads(handle(json.dumps(request)))["result"]["json"]
+    assert done.stdout == exported.encode()
+
+
+def test_no_caps_lifts_the_chunk_cap() -> None:
+    capped = json.loads(pyapp("chunk", "--size", "1", stdin=b"w " * 300).stdout)
+    assert capped["capped"]["cap"] == "chunks" and capped["chunks"] == []
+    lifted = json.loads(pyapp("chunk", "--size", "1", "--no-caps", stdin=b"w " * 300).stdout)
+    assert lifted["capped"] is None and len(lifted["chunks"]) == 300
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "fragment"),
+    [
+        (["chunk", "--size", "4", "--overlap", "4"], TEN_WORDS, "overlap (4) must be smaller"),
+        (["chunk", "--size", "4", "--overlap", "100%"], TEN_WORDS, "lower the overlap"),
+        (["chunk", "--size", "abc"], TEN_WORDS, "size must be a number"),
+        (["chunk", "--size", "0"], TEN_WORDS, "raise the size"),
+        (["chunk"], TEN_WORDS, "--size"),
+        (["chunk", "--size", "4", "--unit", "line"], TEN_WORDS, "invalid choice"),
+        (["chunk", "--size", "4", "--encoding", "gpt2"], TEN_WORDS, "invalid choice"),
+        (["chunk", "--size", "4", "--bogus"], TEN_WORDS, "unrecognized arguments"),
+        (["chunk", "--size", "4", "--tokens-per-unit", "-1"], TEN_WORDS, "not be negative"),
+        (["chunk", "--size", "4"], b"caf\xe9", "not UTF-8 (byte 0xe9 at offset 3)"),
+        (["chunk", "/no/such/file.txt", "--size", "4"], b"", "check the path"),
+        (["chunk", "--size", "4"], b"x" * 1_000_001, "over the 1,000,000-byte limit"),
+        (["frobnicate"], b"", "invalid choice"),
+        ([], b"", "required"),
+    ],
+)
+def test_bad_input_is_one_line_on_stderr_with_exit_two_and_no_traceback(
+    args: list[str], stdin: bytes, fragment: str
+) -> None:
+    done = pyapp(*args, stdin=stdin)
+    stderr = done.stderr.decode()
+    assert done.returncode == 2
+    assert done.stdout == b""
+    assert stderr.count("\n") == 1 and stderr.endswith("\n")
+    assert fragment in stderr
+    assert "Traceback" not in stderr
