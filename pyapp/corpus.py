@@ -59,7 +59,7 @@ __all__ = [
     "nearest_rank",
 ]
 
-BATCH_BYTES: Final = 1 << 20
+BATCH_BYTES: Final = 1 << 19
 MAX_LISTED_ERRORS: Final = 1000
 TEXT_SUFFIXES: Final = (".txt", ".md")
 JSONL_SUFFIX: Final = ".jsonl"
@@ -237,6 +237,7 @@ def iter_batches(
 
 _counter: Callable[[str], int] | None = None
 _window: tuple[int, int] = (1, 0)
+_config: tuple[str, str | None, int, int] | None = None
 
 
 def _make_counter(unit: str, encoding: str | None) -> Callable[[str], int]:
@@ -252,10 +253,17 @@ def _make_counter(unit: str, encoding: str | None) -> Callable[[str], int]:
 
 
 def _init_worker(unit: str, encoding: str | None, size: int, overlap: int) -> None:
-    """Per process, once: build the unit counter (the tokenizer) and remember the window."""
-    global _counter, _window
+    """Per process, once: build the unit counter (the tokenizer) and remember the window.
+
+    The parent builds it before starting the pool, so forked workers inherit it
+    and skip the build; workers started fresh (spawn, forkserver) build their own.
+    """
+    global _counter, _window, _config
+    if _counter is not None and _config == (unit, encoding, size, overlap):
+        return
     _counter = _make_counter(unit, encoding)
     _window = (size, overlap)
+    _config = (unit, encoding, size, overlap)
 
 
 def _decode_error(data: bytes, exc: UnicodeDecodeError) -> str:
@@ -315,6 +323,13 @@ def count_corpus(
             total_bytes += os.path.getsize(path)
     totals = CorpusTotals()
     init = (params.unit, params.encoding, params.size, params.overlap)
+    _init_worker(*init)
+    pool = (
+        ProcessPoolExecutor(max_workers=n_workers, initializer=_init_worker, initargs=init)
+        if n_workers > 1
+        else None
+    )
+    # The bar comes after the pool: with fork, the workers start before its thread does.
     bar = tqdm(
         total=total_bytes,
         unit="B",
@@ -337,28 +352,26 @@ def count_corpus(
 
     try:
         batches = iter_batches(paths, problems, batch_bytes=batch_bytes)
-        if n_workers <= 1:
-            _init_worker(*init)
+        if pool is None:
             for batch in batches:
                 take(_count_batch(batch))
                 drain_problems()
         else:
-            with ProcessPoolExecutor(
-                max_workers=n_workers, initializer=_init_worker, initargs=init
-            ) as pool:
-                pending: set[Future[CorpusTotals]] = set()
-                for batch in batches:
-                    drain_problems()
-                    if len(pending) >= 2 * n_workers:
-                        done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                        for future in done:
-                            take(future.result())
-                    pending.add(pool.submit(_count_batch, batch))
-                for future in pending:
-                    take(future.result())
+            pending: set[Future[CorpusTotals]] = set()
+            for batch in batches:
+                drain_problems()
+                if len(pending) >= 2 * n_workers:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        take(future.result())
+                pending.add(pool.submit(_count_batch, batch))
+            for future in pending:
+                take(future.result())
         drain_problems()
     finally:
         bar.close()
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     # Errors in a stable order whatever order the workers finished in.
     totals.errors.sort(key=lambda p: (p[0], p[1] or 0))
     return totals
