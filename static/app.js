@@ -308,9 +308,9 @@ function rerenderCards() {
 
 // ---------------------------------------------------------------- download
 
+/** Exports the configuration in the fields now (what the screen shows, or is about to). */
 async function download() {
-  if (!lastGood || lastGood.result.capped) return;
-  const request = { ...lastGood.request, op: "export" };
+  const request = buildRequest("export");
   let response;
   try {
     response = await engine.call("export", request);

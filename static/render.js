@@ -208,7 +208,7 @@ export function chunkCard(chunk, total, unit, showBreaks) {
   head.append(
     el("span", { class: "chunk-title" }, `Chunk ${chunk.index + 1}`),
     el("span", { class: "chunk-range", "data-testid": "chunk-units" }, unitRange(chunk, unit)),
-    el("span", { class: "chunk-range", "data-testid": "chunk-chars" },
+    el("span", { class: "chunk-range", "data-testid": "chunk-chars", ...(unit === "char" ? { hidden: "" } : {}) },
       `chars [${fmt.integer(chunk.char_start)}, ${fmt.integer(chunk.char_end)})`),
     el("span", { class: "chunk-split" },
       `${fmt.integer(chunk.repeated_units)} repeated + ${fmt.integer(chunk.fresh_units)} fresh`),

@@ -1,0 +1,581 @@
+"""The visualizer page, driven as a person would in real headless Chromium.
+
+Every expected figure comes from the reference texts (reference 001's worked
+examples) or from the engine itself run natively (``pyapp.api.handle``), never
+from arithmetic repeated here. Under the page's CSP, Playwright's
+``wait_for_function`` cannot run, so every wait is on a locator.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from playwright.sync_api import expect
+
+from pyapp.api import handle
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "test-results"
+TEN_WORDS = "one two three four five six seven eight nine ten"
+BOOT_TIMEOUT_MS = 60_000
+
+
+# ---- helpers --------------------------------------------------------------------
+
+
+def native(op: str, **request: Any) -> dict[str, Any]:
+    """The engine's answer, computed natively: what the page must show."""
+    response = json.loads(handle(json.dumps({"op": op, **request})))
+    assert response["ok"], response
+    result: dict[str, Any] = response["result"]
+    return result
+
+
+def js_number(value: float) -> str:
+    """How the page writes a number into data-value (JavaScript's String(n))."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return json.dumps(value)
+
+
+def open_ready(page: Any, url: str) -> Any:
+    page.goto(url)
+    page.wait_for_selector(
+        '[data-testid="status"][data-state="ready"], [data-testid="status"][data-state="error"]',
+        timeout=BOOT_TIMEOUT_MS,
+    )
+    status = page.get_by_test_id("status")
+    assert status.get_attribute("data-state") == "ready", status.inner_text()
+    return page
+
+
+def configure(
+    page: Any,
+    *,
+    text: str | None = None,
+    unit: str | None = None,
+    size: str | None = None,
+    overlap: str | None = None,
+    percent: bool | None = None,
+    tpu: str | None = None,
+    price: str | None = None,
+    encoding: str | None = None,
+) -> None:
+    """Sets controls the way a person does: click, fill, choose."""
+    if unit is not None:
+        page.get_by_test_id(f"unit-{unit}").check()
+    if encoding is not None:
+        page.get_by_test_id("encoding-select").select_option(encoding)
+    if percent is not None:
+        page.get_by_test_id("overlap-mode-percent" if percent else "overlap-mode-units").check()
+    if size is not None:
+        page.get_by_test_id("size-input").fill(size)
+    if overlap is not None:
+        page.get_by_test_id("overlap-input").fill(overlap)
+    if tpu is not None:
+        page.get_by_test_id("tokens-per-unit-input").fill(tpu)
+    if price is not None:
+        page.get_by_test_id("price-input").fill(price)
+    if text is not None:
+        page.get_by_test_id("text-input").fill(text)
+
+
+def figure(page: Any, name: str) -> Any:
+    return page.get_by_test_id(f"summary-{name}")
+
+
+def expect_figure(page: Any, name: str, text: str, value: str | None = None) -> None:
+    locator = figure(page, name)
+    if value is not None:
+        expect(locator).to_have_attribute("data-value", value, timeout=20_000)
+    expect(locator).to_have_text(text, timeout=20_000)
+
+
+def error_for(page: Any, field: str) -> Any:
+    return page.locator(f'[data-testid="error"][data-field="{field}"]')
+
+
+def all_rendered(page: Any) -> None:
+    expect(page.locator("#chunk-list")).to_have_attribute("data-rendered", "true", timeout=20_000)
+
+
+@pytest.fixture
+def app(page: Any, site_url: str) -> Any:
+    return open_ready(page, site_url)
+
+
+# ---- reference 001's worked examples ----------------------------------------------
+
+
+def test_ten_words_size_4_overlap_1_reproduce_reference_001(app: Any) -> None:
+    configure(app, text=TEN_WORDS, unit="word", size="4", overlap="1", tpu="1", price="1")
+    expect_figure(app, "chunks", "3", "3")
+    expect_figure(app, "stride", "3", "3")
+    expect_figure(app, "processed", "12", "12")
+    expect_figure(app, "repeated", "2", "2")
+    expect_figure(app, "extra", "20%", "0.2")
+    expect_figure(app, "inflation", "1.2×", "1.2")
+    expect_figure(app, "limit", "1.333×", "1.3333333333333333")
+    expect_figure(app, "tokens", "12", "12")
+    expect_figure(app, "cost", "$0.000012", "0.000012")
+
+    cards = app.get_by_test_id("chunk")
+    expect(cards).to_have_count(3)
+    # The windows are 1–4, 4–7 and 7–10: each later card repeats one word.
+    expect(cards.nth(0).get_by_test_id("chunk-repeated")).to_have_text("")
+    expect(cards.nth(0).get_by_test_id("chunk-fresh")).to_have_text("one two three four")
+    expect(cards.nth(1).get_by_test_id("chunk-repeated")).to_have_text("four")
+    expect(cards.nth(1).get_by_test_id("chunk-fresh")).to_have_text("five six seven")
+    expect(cards.nth(2).get_by_test_id("chunk-repeated")).to_have_text("seven")
+    expect(cards.nth(2).get_by_test_id("chunk-fresh")).to_have_text("eight nine ten")
+    expect(cards.nth(1).get_by_test_id("chunk-units")).to_have_text("words [3, 7)")
+    expect(cards.nth(1).get_by_test_id("chunk-chars")).to_have_text("chars [14, 33)")
+
+
+def test_the_same_words_without_overlap_give_ten_processed_and_no_inflation(app: Any) -> None:
+    configure(app, text=TEN_WORDS, unit="word", size="4", overlap="0", tpu="1", price="1")
+    expect_figure(app, "chunks", "3", "3")
+    expect_figure(app, "processed", "10", "10")
+    expect_figure(app, "repeated", "0", "0")
+    expect_figure(app, "inflation", "1×", "1")
+    expect_figure(app, "extra", "0%", "0")
+    expect(app.get_by_test_id("chunk-repeated").nth(1)).to_have_text("")
+
+
+def test_worked_example_link_sets_every_field(app: Any) -> None:
+    app.get_by_role("button", name="10 words, size 4, overlap 1").click()
+    expect(app.get_by_test_id("text-input")).to_have_value(TEN_WORDS)
+    expect(app.get_by_test_id("size-input")).to_have_value("4")
+    expect(app.get_by_test_id("tokens-per-unit-input")).to_have_value("1")
+    expect_figure(app, "cost", "$0.000012", "0.000012")
+
+
+def test_each_figure_shows_how_it_was_derived(app: Any) -> None:
+    configure(app, text=TEN_WORDS, unit="word", size="4", overlap="1", tpu="1", price="1")
+    expect_figure(app, "chunks", "3", "3")
+    derivation = app.get_by_test_id("derivation")
+    derivation.locator("summary").click()
+    rows = derivation.locator("tbody tr")
+    expect(rows).to_have_count(9)
+    expected = native(
+        "chunk",
+        text=TEN_WORDS,
+        unit="word",
+        size=4,
+        overlap=1,
+        tokens_per_unit=1,
+        price_per_million=1,
+    )["derivation"]
+    chunks_row = derivation.locator('tr[data-key="chunks"]')
+    expect(chunks_row).to_contain_text(expected["chunks"]["formula"])
+    expect(chunks_row).to_contain_text(expected["chunks"]["inputs"])
+    expect(derivation.locator('tr[data-key="limit_inflation"]')).to_contain_text("4 / (4 - 1)")
+    expect(derivation.locator('tr[data-key="estimated_cost"]')).to_contain_text("$0.000012")
+
+
+# ---- inputs -------------------------------------------------------------------------
+
+
+def test_live_counts_follow_the_text_and_show_tokens_in_token_mode(app: Any) -> None:
+    text = "Grüße aus Köln 日本語 ok\n\tdone  "
+    configure(app, text=text, unit="word", size="3", overlap="1")
+    counts = native("counts", text=text, unit="token", encoding="o200k_base")
+    expect(app.get_by_test_id("count-bytes")).to_have_attribute("data-value", str(counts["bytes"]))
+    expect(app.get_by_test_id("count-chars")).to_have_attribute("data-value", str(counts["chars"]))
+    expect(app.get_by_test_id("count-words")).to_have_attribute("data-value", str(counts["words"]))
+    expect(app.get_by_test_id("count-tokens")).to_be_hidden()
+
+    configure(app, unit="token")
+    expect(app.get_by_test_id("count-tokens")).to_be_visible()
+    expect(app.get_by_test_id("count-tokens")).to_have_attribute(
+        "data-value", str(counts["tokens"]), timeout=20_000
+    )
+    # Counts stay live while another field is refused.
+    configure(app, overlap="9")
+    expect(error_for(app, "overlap")).to_be_visible()
+    app.get_by_test_id("text-input").fill("a b c d")
+    expect(app.get_by_test_id("count-words")).to_have_attribute("data-value", "4")
+
+
+def test_overlap_as_percent_shows_the_whole_units_it_becomes(app: Any) -> None:
+    configure(app, text=TEN_WORDS, unit="word", size="10", overlap="25", percent=True)
+    expected = native(
+        "chunk", text=TEN_WORDS, unit="word", size=10, overlap="25", overlap_mode="percent"
+    )["params"]["overlap"]
+    resolved = app.get_by_test_id("overlap-resolved")
+    expect(resolved).to_have_attribute("data-value", str(expected), timeout=20_000)
+    expect(resolved).to_contain_text(f"= {expected} words")
+    assert "om=percent" in app.url
+
+
+def test_preset_ratio_follows_the_unit_and_token_mode_is_exact(app: Any) -> None:
+    tpu = app.get_by_test_id("tokens-per-unit-input")
+    configure(app, text=TEN_WORDS, size="4", overlap="1", unit="word")
+    expect(tpu).to_have_value("1.333")
+    expect(tpu).to_have_attribute("data-mode", "preset")
+    configure(app, unit="char")
+    expect(tpu).to_have_value("0.25")
+    expected = native("chunk", text=TEN_WORDS, unit="char", size=4, overlap=1)["summary"]
+    expect(figure(app, "tokens")).to_have_attribute(
+        "data-value", js_number(expected["estimated_tokens"]), timeout=20_000
+    )
+    configure(app, unit="token")
+    expect(tpu).to_have_value("1")
+    expect(tpu).to_be_disabled()
+    expect(tpu).to_have_attribute("data-mode", "exact")
+
+
+def test_a_custom_ratio_survives_a_unit_change(app: Any) -> None:
+    tpu = app.get_by_test_id("tokens-per-unit-input")
+    configure(app, text=TEN_WORDS, unit="word", size="4", overlap="1", tpu="2")
+    expect_figure(app, "tokens", "24", "24")
+    configure(app, unit="char")
+    expect(tpu).to_have_value("2")
+    expect(tpu).to_have_attribute("data-mode", "custom")
+    processed = native("chunk", text=TEN_WORDS, unit="char", size=4, overlap=1)["summary"][
+        "processed_units"
+    ]
+    expected = native("chunk", text=TEN_WORDS, unit="char", size=4, overlap=1, tokens_per_unit=2)[
+        "summary"
+    ]["estimated_tokens"]
+    assert expected == processed * 2
+    expect_figure(app, "tokens", f"{expected:,.0f}", js_number(expected))
+    configure(app, unit="token")
+    expect(tpu).to_be_disabled()
+    configure(app, unit="word")
+    expect(tpu).to_have_value("2")
+    assert "tpu=2" in app.url
+    # "Use preset" returns to the ratio that follows the unit.
+    app.get_by_test_id("tokens-per-unit-reset").click()
+    expect(tpu).to_have_value("1.333")
+    assert "tpu=" not in app.url
+
+
+def test_settings_live_in_the_hash_and_are_restored_on_reload(page: Any, site_url: str) -> None:
+    url = f"{site_url}#unit=char&size=7&overlap=30&om=percent&enc=cl100k_base&tpu=0.5&price=3"
+    open_ready(page, url)
+    expect(page.get_by_test_id("unit-char")).to_be_checked()
+    expect(page.get_by_test_id("size-input")).to_have_value("7")
+    expect(page.get_by_test_id("overlap-input")).to_have_value("30")
+    expect(page.get_by_test_id("overlap-mode-percent")).to_be_checked()
+    expect(page.get_by_test_id("tokens-per-unit-input")).to_have_value("0.5")
+    expect(page.get_by_test_id("price-input")).to_have_value("3")
+
+    configure(page, text="secret words stay out of the url", unit="token", size="5")
+    expect(page.get_by_test_id("encoding-select")).to_have_value("cl100k_base")
+    expect_figure(page, "chunks", re.compile(r"\d"))  # a result for the new settings
+    query = parse_qs(urlsplit(page.url).fragment)
+    assert query["unit"] == ["token"] and query["size"] == ["5"], page.url
+    assert "secret" not in page.url
+
+    page.reload()
+    page.wait_for_selector('[data-testid="status"][data-state="ready"]', timeout=BOOT_TIMEOUT_MS)
+    expect(page.get_by_test_id("unit-token")).to_be_checked()
+    expect(page.get_by_test_id("size-input")).to_have_value("5")
+    expect(page.get_by_test_id("encoding-select")).to_have_value("cl100k_base")
+    expect(page.get_by_test_id("text-input")).not_to_have_value(re.compile("secret"))
+
+
+def test_rapid_edits_end_on_the_last_setting(app: Any) -> None:
+    text = " ".join(f"w{i}" for i in range(500))
+    configure(app, text=text, unit="word", overlap="0")
+    size = app.get_by_test_id("size-input")
+    size.fill("")
+    size.press_sequentially("125", delay=30)
+    expect_figure(app, "chunks", "4", "4")
+    expect(app.get_by_test_id("chunk")).to_have_count(4)
+
+
+# ---- chunk cards --------------------------------------------------------------------
+
+
+def test_character_mode_keeps_text_exact_with_whitespace_made_visible(app: Any) -> None:
+    text = "ab\tc  \nd e f\n\ng"
+    configure(app, text=text, unit="char", size="6", overlap="2")
+    chunks = native("chunk", text=text, unit="char", size=6, overlap=2)["chunks"]
+    cards = app.get_by_test_id("chunk")
+    expect(cards).to_have_count(len(chunks))
+    for i, chunk in enumerate(chunks):
+        # textContent carries the real whitespace; the marks are drawn by CSS only.
+        rep = cards.nth(i).get_by_test_id("chunk-repeated").text_content()
+        fresh = cards.nth(i).get_by_test_id("chunk-fresh").text_content()
+        assert (rep, fresh) == (chunk["repeated_prefix"], chunk["fresh_text"])
+    expect(app.locator("#chunk-list .ws-tab")).to_have_count(
+        sum(c["text"].count("\t") for c in chunks)
+    )
+    expect(app.locator("#chunk-list .ws-nl")).to_have_count(
+        sum(c["text"].count("\n") for c in chunks)
+    )
+    expect(app.locator("#chunk-list .ws-sp").first).to_be_attached()
+    mark = app.locator("#chunk-list .ws-nl").first.evaluate(
+        "el => getComputedStyle(el, '::before').content"
+    )
+    assert mark == '"↵"'
+    expect(app.locator("#legend-ws")).to_be_visible()
+
+
+def test_word_mode_previews_with_normalized_spacing(app: Any) -> None:
+    text = "alpha   beta\n\n gamma\tdelta  epsilon"
+    configure(app, text=text, unit="word", size="3", overlap="1")
+    cards = app.get_by_test_id("chunk")
+    expect(cards).to_have_count(2)
+    expect(cards.nth(0).get_by_test_id("chunk-fresh")).to_have_text("alpha beta gamma")
+    expect(cards.nth(1).get_by_test_id("chunk-repeated")).to_have_text("gamma")
+    expect(cards.nth(1).get_by_test_id("chunk-fresh")).to_have_text("delta epsilon")
+
+
+def test_token_mode_shows_token_boundaries_on_request(app: Any) -> None:
+    text = "Tokenizers split unbelievably long words into pieces. 日本語も。"
+    configure(app, text=text, unit="token", encoding="cl100k_base", size="6", overlap="2")
+    chunks = native("chunk", text=text, unit="token", encoding="cl100k_base", size=6, overlap=2)[
+        "chunks"
+    ]
+    expect(app.get_by_test_id("chunk")).to_have_count(len(chunks))
+    expect(app.locator("#chunk-list .tok")).to_have_count(0)
+    app.get_by_test_id("token-breaks-toggle").check()
+    all_rendered(app)
+    # One span per token piece (a token that straddles the repeated/fresh split
+    # cannot happen: the repeated prefix is whole tokens).
+    expect(app.locator("#chunk-list .tok")).to_have_count(
+        sum(len(c["token_breaks"]) for c in chunks)
+    )
+    first = chunks[1]
+    card = app.get_by_test_id("chunk").nth(1)
+    assert card.get_by_test_id("chunk-repeated").text_content() == first["repeated_prefix"]
+    assert card.get_by_test_id("chunk-fresh").text_content() == first["fresh_text"]
+    assert "tb=1" in app.url
+
+
+def test_pasted_markup_is_shown_as_text_and_never_runs(app: Any) -> None:
+    payload = '<img src=x onerror="document.title=\'pwned\'"> <script>document.title="pwned"</script> <b>bold</b>'
+    configure(app, text=payload, unit="char", size="200", overlap="0")
+    card = app.get_by_test_id("chunk").first
+    expect(card.get_by_test_id("chunk-fresh")).to_have_text(payload)
+    expect(app.locator("#chunk-list img, #chunk-list script, #chunk-list b")).to_have_count(0)
+    configure(app, unit="word", size="3")
+    expect(app.get_by_test_id("chunk").first.get_by_test_id("chunk-fresh")).to_contain_text("<img")
+    expect(app.locator("#chunk-list img, #chunk-list b")).to_have_count(0)
+    assert app.title() != "pwned"
+
+
+# ---- overview -----------------------------------------------------------------------
+
+
+def test_overview_draws_every_window_and_a_click_scrolls_to_its_card(app: Any) -> None:
+    text = " ".join(f"word{i}" for i in range(600))
+    configure(app, text=text, unit="word", size="20", overlap="5")
+    expected = native("chunk", text=text, unit="word", size=20, overlap=5)
+    n = expected["summary"]["chunks"]
+    overview = app.get_by_test_id("overview")
+    expect(overview.locator("rect.bar")).to_have_count(n, timeout=20_000)
+    expect(overview.locator("rect.win")).to_have_count(n)
+    first = overview.locator('rect.bar[data-index="0"]')
+    assert first.get_attribute("x") == "0"
+    assert first.get_attribute("width") == str(expected["overview"]["windows"][0][1])
+    # Overlapping windows are drawn translucent on one track: overlaps look darker.
+    opacity = overview.locator("rect.win").first.evaluate("el => getComputedStyle(el).fillOpacity")
+    assert 0 < float(opacity) < 1
+
+    last = n - 1
+    overview.locator(f'rect.bar[data-index="{last}"]').click()
+    card = app.locator(f"#chunk-{last}")
+    expect(card).to_be_focused()
+    expect(card).to_be_in_viewport()
+    expect(card.get_by_test_id("chunk-units")).to_have_text(f"words [{last * 15:,}, 600)")
+
+
+# ---- caps and errors ----------------------------------------------------------------
+
+
+def test_errors_show_next_to_the_field_and_keep_the_last_result(app: Any) -> None:
+    configure(app, text=TEN_WORDS, unit="word", size="4", overlap="1", tpu="1", price="1")
+    expect_figure(app, "chunks", "3", "3")
+    expect(app.get_by_test_id("chunk")).to_have_count(3)
+
+    cases = [
+        ("overlap", "4", "overlap", "must be smaller than size"),
+        ("size", "0", "size", "size"),
+        ("size", "four", "size", "must be a number"),
+        ("overlap", "x", "overlap", "must be a number"),
+        ("price", "free", "price_per_million", "must be a number"),
+        ("tpu", "lots", "tokens_per_unit", "must be a number"),
+    ]
+    for control, value, field, message in cases:
+        configure(app, **{control: value})
+        error = error_for(app, field)
+        expect(error).to_be_visible()
+        expect(error).to_contain_text(message)
+        expect(error).to_have_attribute("aria-live", "polite")
+        # The last good result stays on screen.
+        expect_figure(app, "chunks", "3", "3")
+        expect(app.get_by_test_id("chunk")).to_have_count(3)
+        expect(app.get_by_test_id("stale-note")).to_be_visible()
+        # Put the field back; the error goes and the result is current again.
+        configure(
+            app, **{control: {"size": "4", "overlap": "1", "price": "1", "tpu": "1"}[control]}
+        )
+        expect(error).to_be_hidden()
+    expect(app.get_by_test_id("stale-note")).to_be_hidden()
+
+
+def test_text_over_one_million_bytes_is_refused_with_its_size_and_the_limit(app: Any) -> None:
+    configure(app, text=TEN_WORDS, unit="word", size="4", overlap="1")
+    expect_figure(app, "chunks", "3", "3")
+    big = "é" * 500_001  # 1,000,002 bytes of UTF-8, 500,001 code points
+    app.get_by_test_id("text-input").fill(big)
+    error = error_for(app, "text")
+    expect(error).to_be_visible(timeout=20_000)
+    expect(error).to_contain_text("1,000,002 bytes")
+    expect(error).to_contain_text("1,000,000")
+    expect_figure(app, "chunks", "3", "3")
+
+
+def test_over_256_chunks_the_summary_stays_and_a_cap_notice_replaces_cards(app: Any) -> None:
+    text = "a " * 300
+    configure(app, text=text, unit="word", size="1", overlap="0")
+    expect_figure(app, "chunks", "300", "300")
+    notice = app.get_by_test_id("cap-notice")
+    expect(notice).to_be_visible()
+    expect(notice).to_have_attribute("data-cap", "chunks")
+    for words in ("300 chunks", "256", "larger chunk size", "less overlap", "shorter text"):
+        expect(notice).to_contain_text(words)
+    expect(app.get_by_test_id("chunk")).to_have_count(0)
+    expect(app.get_by_test_id("download-json")).to_be_hidden()
+    # Back under the cap: cards and download return.
+    configure(app, size="2")
+    expect(notice).to_be_hidden()
+    expect(app.get_by_test_id("chunk")).to_have_count(150)
+    expect(app.get_by_test_id("download-json")).to_be_visible()
+
+
+def test_over_200000_processed_units_a_cap_notice_names_that_cap(app: Any) -> None:
+    text = "x" * 200_001
+    configure(app, text=text, unit="char", size="1000", overlap="0")
+    expect_figure(app, "processed", "200,001", "200001")
+    notice = app.get_by_test_id("cap-notice")
+    expect(notice).to_have_attribute("data-cap", "processed_units")
+    expect(notice).to_contain_text("200,001")
+    expect(notice).to_contain_text("200,000")
+    expect(app.get_by_test_id("chunk")).to_have_count(0)
+
+
+# ---- download -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("unit", "size", "overlap", "percent", "cli_overlap"),
+    [("word", "10", "30", True, "30%"), ("char", "40", "7", False, "7")],
+)
+def test_download_is_byte_identical_to_the_cli(
+    app: Any, tmp_path: Path, unit: str, size: str, overlap: str, percent: bool, cli_overlap: str
+) -> None:
+    text = "Ünïcödé  text, with\ttabs\nand lines — and 日本語 too. " * 7
+    configure(app, text=text, unit=unit, size=size, overlap=overlap, percent=percent, price="2.5")
+    expected = native(
+        "chunk", text=text, unit=unit, size=size, overlap=overlap,
+        overlap_mode="percent" if percent else "units", price_per_million="2.5",
+    )
+    expect_figure(app, "processed", f"{expected['summary']['processed_units']:,}")
+    expect(app.get_by_test_id("chunk")).to_have_count(len(expected["chunks"]))
+    source = tmp_path / "input.txt"
+    source.write_text(text, encoding="utf-8", newline="")
+    cli = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pyapp",
+            "chunk",
+            "--unit",
+            unit,
+            "--size",
+            size,
+            "--overlap",
+            cli_overlap,
+            "--price",
+            "2.5",
+            str(source),
+        ],
+        capture_output=True,
+        check=True,
+        cwd=ROOT,
+    )
+    with app.expect_download() as info:
+        app.get_by_test_id("download-json").click()
+    download = info.value
+    resolved = json.loads(cli.stdout)["params"]["overlap"]
+    assert download.suggested_filename == f"chunks-{unit}-{size}-{resolved}.json"
+    saved = tmp_path / "download.json"
+    download.save_as(saved)
+    assert saved.read_bytes() == cli.stdout
+
+
+# ---- start-up, status and the page itself ----------------------------------------------
+
+
+def test_the_text_box_works_while_python_starts_and_status_names_the_stages(
+    page: Any, site_url: str
+) -> None:
+    page.goto(site_url)
+    status = page.get_by_test_id("status")
+    state = status.get_attribute("data-state")
+    if state == "loading":
+        expect(page.locator("#stages li")).to_have_text(["runtime", "packages", "engine"])
+    page.get_by_test_id("text-input").fill(TEN_WORDS)
+    configure(page, size="4", overlap="1", tpu="1", price="1")
+    expect(status).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
+    expect_figure(page, "cost", "$0.000012", "0.000012")
+    expect(status).to_have_text(re.compile("Ready"))
+
+
+def test_every_control_has_a_label_and_is_reachable_by_keyboard(app: Any) -> None:
+    for name in ("Text", "Chunk size", "Overlap", "Encoding", "Tokens per", "Price per million"):
+        expect(app.get_by_label(name, exact=False).first).to_be_attached()
+    app.get_by_test_id("unit-word").focus()
+    app.keyboard.press("ArrowRight")
+    expect(app.get_by_test_id("unit-char")).to_be_checked()
+    expect(app.get_by_test_id("unit-char")).to_be_focused()
+    app.keyboard.press("Tab")
+    expect(app.get_by_test_id("size-input")).to_be_focused()
+    outline = app.get_by_test_id("size-input").evaluate("el => getComputedStyle(el).outlineStyle")
+    assert outline == "solid"
+
+
+@pytest.mark.parametrize(("width", "scheme"), [(1280, "light"), (375, "light"), (375, "dark")])
+def test_screenshots_at_desktop_and_phone_width(
+    browser: Any, site_url: str, session: Any, width: int, scheme: str
+) -> None:
+    context = browser.new_context(
+        viewport={"width": width, "height": 900}, color_scheme=scheme, device_scale_factor=1
+    )
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda error: session.page_errors.append(str(error)))
+        open_ready(page, f"{site_url}#unit=char&size=60&overlap=15&om=units&enc=o200k_base&price=1")
+        text = (
+            "Fixed windows cut text without looking at it.\n\n"
+            "\tOverlap repeats the end of each chunk at the start of the next,  \n"
+            "so a sentence on a boundary is still found whole. It costs volume."
+        )
+        configure(page, text=text)
+        expect(page.get_by_test_id("chunk")).to_have_count(4, timeout=20_000)
+        page.get_by_test_id("derivation").locator("summary").click()
+        overflow = page.evaluate("document.documentElement.scrollWidth")
+        assert overflow <= width, f"the page scrolls sideways at {width}px: {overflow}px wide"
+        RESULTS.mkdir(exist_ok=True)
+        name = f"visualizer-{width}-{scheme}"
+        page.screenshot(path=str(RESULTS / f"{name}.png"), full_page=True)
+        if width < 600:  # a phone page is long: also save it in screen-sized parts to look at
+            height = page.evaluate("document.documentElement.scrollHeight")
+            for part, top in enumerate(range(0, height, 1000), start=1):
+                clip = {"x": 0, "y": top, "width": width, "height": min(1000, height - top)}
+                page.screenshot(path=str(RESULTS / f"{name}-part{part}.png"), full_page=True, clip=clip)
+        assert session.page_errors == []
+    finally:
+        context.close()
