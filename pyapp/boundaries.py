@@ -60,10 +60,11 @@ __all__ = [
 _FULL_WIDTH: Final = frozenset("。！？")
 
 #: A whole terminator run (the lookbehind makes each run match once, from its
-#: start, so a long run never rescans), or a blank line.
+#: start, so a long run never rescans), or a blank line (atomic groups: a lone
+#: ``\r\n`` must not backtrack into ``\r`` + ``\n``).
 _BREAK: Final = re.compile(
     r"(?P<run>(?<![.!?。！？])[.!?。！？]++)"
-    r"|(?P<blank>(?:\r\n?|\n)[^\S\r\n]*+(?:\r\n?|\n))"
+    r"|(?P<blank>(?>\r\n|\r|\n)[^\S\r\n]*+(?>\r\n|\r|\n))"
 )
 
 
