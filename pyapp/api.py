@@ -24,9 +24,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .budget import check_budget
 from .derivation import derive
 from .errors import EngineError, InputError
 from .export import (
+    boundaries_json,
     cap_json,
     chunk_json,
     dumps,
@@ -36,6 +38,8 @@ from .export import (
 )
 from .params import DEFAULT_ENCODING, ENCODINGS, Params, parse_params
 from .report import Report, check_size, chunk_text
+from .sizing import size_index
+from .sweep import sweep_text
 from .tokenizers import get_tokenizer
 from .units import word_count
 
@@ -97,6 +101,7 @@ def _op_chunk(request: JSON) -> JSON:
         "summary": summary_json(report.summary),
         "derivation": derive(report.summary, params),
         "capped": cap_json(report.capped),
+        "boundaries": boundaries_json(report.boundaries),
         "chunks": [chunk_json(c, view=True) for c in report.chunks],
         "counts": _counts(text, tokens=tokens),
         "overview": {
@@ -126,11 +131,50 @@ def _op_warm(request: JSON) -> JSON:
     return {"encoding": encoding, "seconds": time.perf_counter() - began}
 
 
+def _op_size(request: JSON) -> JSON:
+    return size_index(
+        documents=request.get("documents"),
+        avg_tokens=request.get("avg_tokens"),
+        size=request.get("size"),
+        overlap=request.get("overlap", 0),
+        overlap_mode=request.get("overlap_mode", "units"),
+        top_k=request.get("top_k", 5),
+        budget=request.get("budget", 128000),
+        dim=request.get("dim"),
+        bytes_per_value=request.get("bytes_per_value", 4),
+    ).to_json()
+
+
+def _op_budget(request: JSON) -> JSON:
+    return check_budget(
+        window=request.get("window"),
+        system=request.get("system", 0),
+        question=request.get("question", 0),
+        answer=request.get("answer", 0),
+        top_k=request.get("top_k"),
+        size=request.get("size"),
+    ).to_json()
+
+
+def _op_sweep(request: JSON) -> JSON:
+    return sweep_text(
+        _text(request),
+        unit=request.get("unit", "word"),
+        encoding=request.get("encoding"),
+        size=request.get("size"),
+        overlap=request.get("overlap", 0),
+        overlap_mode=request.get("overlap_mode", "units"),
+    ).to_json()
+
+
 OPS: dict[str, Callable[[JSON], JSON]] = {
     "chunk": _op_chunk,
     "export": _op_export,
     "counts": _op_counts,
     "warm": _op_warm,
+    "size": _op_size,
+    "budget": _op_budget,
+    "sweep": _op_sweep,
 }
 
 

@@ -1,4 +1,4 @@
-"""The versioned export document (``pyapp.chunks/1``) and its exact JSON text.
+"""The versioned export document (``pyapp.chunks/2``) and its exact JSON text.
 
 Numbers: an exact integer is written as a JSON integer, any other fraction as
 the nearest float (``4/3`` -> ``1.3333333333333333``). A ratio over zero units
@@ -13,10 +13,12 @@ import json
 from fractions import Fraction
 from typing import Any, Final
 
+from .boundaries import Boundaries
 from .report import Cap, Chunk, Report, Summary
 
 __all__ = [
     "SCHEMA",
+    "boundaries_json",
     "cap_json",
     "chunk_json",
     "document",
@@ -27,7 +29,8 @@ __all__ = [
     "summary_json",
 ]
 
-SCHEMA: Final = "pyapp.chunks/1"
+#: ``/2`` added the ``boundaries`` section (sentences no chunk holds whole).
+SCHEMA: Final = "pyapp.chunks/2"
 
 JSON = dict[str, Any]
 
@@ -74,6 +77,11 @@ def summary_json(summary: Summary) -> JSON:
     }
 
 
+def boundaries_json(boundaries: Boundaries) -> JSON:
+    """``{"sentences", "cut", "cut_spans": [[char_start, char_end], ...]}``."""
+    return boundaries.to_json()
+
+
 def cap_json(cap: Cap | None) -> JSON | None:
     if cap is None:
         return None
@@ -113,6 +121,7 @@ def document(report: Report) -> JSON:
         "schema": SCHEMA,
         "params": params_json(report),
         "summary": summary_json(report.summary),
+        "boundaries": boundaries_json(report.boundaries),
         "chunks": [chunk_json(c) for c in report.chunks],
         "capped": cap_json(report.capped),
     }

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
+from .boundaries import Boundaries
+from .boundaries import check as check_boundaries
 from .errors import InputError
 from .params import Params
 from .tokenizers import Backend
@@ -113,6 +115,8 @@ class Report:
     chunks: tuple[Chunk, ...]
     #: Char spans of the first :data:`OVERVIEW_WINDOWS` windows (even when capped).
     overview: tuple[tuple[int, int], ...]
+    #: Sentences no chunk holds whole, over every window (even when capped).
+    boundaries: Boundaries
 
 
 def check_size(text: str) -> int:
@@ -240,4 +244,12 @@ def chunk_text(
     capped = _cap(summary, params)
     chunks = () if capped else _build_chunks(text, seg, params, view=view)
     strip = _overview(seg, params) if overview else ()
-    return Report(params=params, summary=summary, capped=capped, chunks=chunks, overview=strip)
+    bounds = check_boundaries(text, seg, size=params.size, overlap=params.overlap)
+    return Report(
+        params=params,
+        summary=summary,
+        capped=capped,
+        chunks=chunks,
+        overview=strip,
+        boundaries=bounds,
+    )

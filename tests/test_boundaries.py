@@ -212,3 +212,27 @@ def test_a_megabyte_is_checked_in_well_under_a_second_per_configuration() -> Non
         index.cut_count(size=64, overlap=overlap)
     assert len(index.sentences) > 40_000
     assert time.perf_counter() - began < 3.0
+
+
+def test_a_capped_result_still_reports_cut_sentences_over_every_window() -> None:
+    text = "Short one. " * 400
+    capped = chunk_text(text, parse_params(unit="word", size=3, overlap=0))
+    lifted = chunk_text(text, parse_params(unit="word", size=3, overlap=0, caps=False))
+    assert capped.capped is not None and capped.chunks == ()
+    assert capped.boundaries == lifted.boundaries
+    assert capped.boundaries.cut_spans == brute_force_cut(text, "word", 3, 0)
+    assert capped.boundaries.cut == 133  # every third two-word sentence straddles a window edge
+
+
+def test_the_export_and_the_chunk_op_carry_the_boundaries_section() -> None:
+    import json
+
+    from pyapp.api import handle
+    from pyapp.export import document
+
+    text = "One two three. Four five six. Seven eight nine ten."
+    doc = document(chunk_text(text, parse_params(unit="word", size=4)))
+    assert doc["schema"] == "pyapp.chunks/2"
+    assert doc["boundaries"] == {"sentences": 3, "cut": 2, "cut_spans": [[15, 29], [30, 51]]}
+    view = json.loads(handle(json.dumps({"op": "chunk", "text": text, "size": 4})))
+    assert view["result"]["boundaries"] == doc["boundaries"]

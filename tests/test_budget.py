@@ -75,3 +75,15 @@ def test_max_top_k_is_the_largest_k_that_fits(window: int, prompt: int, size: in
     if k:
         assert check_budget(window=window, system=prompt, top_k=k, size=size).fits
     assert not check_budget(window=window, system=prompt, top_k=k + 1, size=size).fits
+
+
+def test_the_budget_op_answers_reference_000_and_names_a_missing_field() -> None:
+    import json
+
+    from pyapp.api import handle
+
+    request = {"op": "budget", "window": "8192", "system": 500, "question": 100}
+    answer = json.loads(handle(json.dumps({**request, "top_k": 5, "size": 512})))
+    assert answer["ok"] and answer["result"]["available"] == 7592 and answer["result"]["fits"]
+    missing = json.loads(handle(json.dumps({**request, "top_k": 5})))
+    assert (missing["ok"], missing["error"]["field"]) == (False, "size")

@@ -52,7 +52,7 @@ def test_the_schema_rejects_a_document_missing_a_field() -> None:
 
 def test_keys_come_in_the_documented_order() -> None:
     doc = document(chunk_text("a b c", parse_params(unit="word", size=2, overlap=1)))
-    assert list(doc) == ["schema", "params", "summary", "chunks", "capped"]
+    assert list(doc) == ["schema", "params", "summary", "boundaries", "chunks", "capped"]
     assert list(doc["params"]) == [
         "unit",
         "encoding",

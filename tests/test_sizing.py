@@ -166,3 +166,15 @@ def test_actual_stored_tokens_equal_the_sum_of_real_chunk_lengths(
     assert sizing.stored_tokens_actual == documents * sum(lengths)
     assert sizing.stored_tokens_nominal == documents * len(lengths) * min(size, length)
     assert sizing.stored_tokens_actual <= sizing.stored_tokens_nominal
+
+
+def test_the_size_op_answers_reference_003_and_names_a_bad_field() -> None:
+    import json
+
+    from pyapp.api import handle
+
+    request = {"op": "size", **REFERENCE_003, "documents": "500", "dim": ""}
+    answer = json.loads(handle(json.dumps(request)))
+    assert answer["ok"] and answer["result"]["stored_tokens_actual"] == 677000
+    bad = json.loads(handle(json.dumps({**request, "avg_tokens": "-3"})))
+    assert (bad["ok"], bad["error"]["field"]) == (False, "avg_tokens")

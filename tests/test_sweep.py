@@ -111,3 +111,16 @@ def test_a_megabyte_is_swept_in_one_call_within_seconds() -> None:
     rows = sweep_text(text, unit="char", size=512, overlap="15%").rows
     assert len(rows) == 16
     assert time.perf_counter() - began < 5.0
+
+
+def test_the_sweep_op_returns_the_same_rows_as_the_engine() -> None:
+    import json
+
+    from pyapp.api import handle
+
+    request = {"op": "sweep", "text": TEXT, "unit": "word", "size": "4", "overlap": "25%"}
+    answer = json.loads(handle(json.dumps(request)))
+    assert answer["ok"]
+    assert answer["result"] == sweep_text(TEXT, unit="word", size="4", overlap="25%").to_json()
+    too_big = json.loads(handle(json.dumps({**request, "text": "x" * 1_000_001})))
+    assert (too_big["ok"], too_big["error"]["field"]) == (False, "text")

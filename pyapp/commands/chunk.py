@@ -18,7 +18,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser = subparsers.add_parser(
         "chunk",
         help="chunk one text and print the export JSON",
-        description="Chunk FILE (or stdin) into fixed windows and print the pyapp.chunks/1 JSON.",
+        description="Chunk FILE (or stdin) into fixed windows and print the pyapp.chunks/2 JSON.",
     )
     parser.add_argument(
         "file", nargs="?", default="-", metavar="FILE", help="UTF-8 text; - is stdin"
