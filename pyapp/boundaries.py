@@ -60,12 +60,14 @@ __all__ = [
 _FULL_WIDTH: Final = frozenset("。！？")
 
 #: A whole terminator run (the lookbehind makes each run match once, from its
-#: start, so a long run never rescans), or a blank line (atomic groups: a lone
-#: ``\r\n`` must not backtrack into ``\r`` + ``\n``).
+#: start, so a long run never rescans), or a blank line with the spaces before it
+#: (again matched from the start of those spaces only; atomic groups keep a lone
+#: ``\r\n`` from backtracking into ``\r`` + ``\n``).
 _BREAK: Final = re.compile(
     r"(?P<run>(?<![.!?。！？])[.!?。！？]++)"
-    r"|(?P<blank>(?>\r\n|\r|\n)[^\S\r\n]*+(?>\r\n|\r|\n))"
+    r"|(?P<blank>(?<![^\S\r\n])[^\S\r\n]*+(?>\r\n|\r|\n)[^\S\r\n]*+(?>\r\n|\r|\n))"
 )
+_VISIBLE: Final = re.compile(r"\S")
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
@@ -83,29 +85,32 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     [(0, 3), (7, 11)]
     """
     spans: list[tuple[int, int]] = []
+    append = spans.append
     length = len(text)
+    visible = _VISIBLE.search
+    full_width = _FULL_WIDTH.isdisjoint
     start = 0
-
-    def close(end: int) -> None:
-        # The piece text[start:end]; trim whitespace without copying long runs twice.
-        piece = text[start:end]
-        stripped = piece.strip()
-        if stripped:
-            lead = len(piece) - len(piece.lstrip())
-            spans.append((start + lead, start + lead + len(stripped)))
-
+    # Every piece ends on a visible character (a terminator run, or the character
+    # before a blank line's spaces), so only its leading whitespace needs skipping.
     for match in _BREAK.finditer(text):
         if match.lastgroup == "run":
             end = match.end()
-            followed_by_space = end == length or text[end].isspace()
-            if not followed_by_space and _FULL_WIDTH.isdisjoint(match.group()):
+            if end < length and not text[end].isspace() and full_width(match.group()):
                 continue
-            close(end)
+            first = visible(text, start, end)
+            if first is not None:
+                append((first.start(), end))
             start = end
         else:
-            close(match.start())
+            end = match.start()
+            first = visible(text, start, end)
+            if first is not None:
+                append((first.start(), end))
             start = match.end()
-    close(length)
+    tail = text[start:].rstrip()
+    first = visible(text, start, start + len(tail))
+    if first is not None:
+        append((first.start(), start + len(tail)))
     return spans
 
 
@@ -131,18 +136,31 @@ def cut_spans(
     return out
 
 
-class _ByteStarts(Sequence[int]):
-    """Token ``i``'s first byte, as a read-only sequence for :mod:`bisect`."""
+def _token_byte_starts(tokens: Tokens) -> list[int]:
+    """Token ``i``'s first byte, for every token (a plain list, so bisect runs in C)."""
+    ends: list[int] = tokens._ends  # cumulative byte ends, kept by Tokens itself
+    return [0, *ends[:-1]] if ends else []
 
-    def __init__(self, tokens: Tokens) -> None:
-        self._tokens = tokens
-        self._count = tokens.count
 
-    def __len__(self) -> int:
-        return self._count
+def _word_indexes(text: str, edges: Sequence[int]) -> list[int]:
+    """For sorted offsets of visible characters: the index of the word holding each.
 
-    def __getitem__(self, index: Any) -> Any:
-        return self._tokens.byte_start(index)
+    Counts the words starting in each gap ``(previous, edge]`` with ``str.split``;
+    ``text[previous]`` is visible, so the first piece of the gap continues a word
+    already counted.
+
+    >>> _word_indexes("ab cd  ef", [0, 1, 3, 8])
+    [0, 0, 1, 2]
+    """
+    out: list[int] = []
+    words = 0
+    previous = -1
+    for edge in edges:
+        piece = text[previous + 1 : edge + 1] if previous < 0 else text[previous : edge + 1]
+        words += len(piece.split()) - (0 if previous < 0 else 1)
+        out.append(words - 1)
+        previous = edge
+    return out
 
 
 def _byte_offsets(text: str, offsets: Sequence[int]) -> list[int]:
@@ -200,16 +218,20 @@ class SentenceUnits:
             # Char offsets of tokens are widened to whole characters, so compare in
             # bytes: a token starts at or before char a when its first byte is before
             # char a + 1, and reaches char b - 1 when it holds that char's first byte.
-            starts = _ByteStarts(units)
+            starts = _token_byte_starts(units)
             edges = sorted({a + 1 for a, _ in sentences} | {b - 1 for _, b in sentences})
             byte_of = dict(zip(edges, _byte_offsets(text, edges), strict=True))
             first = [bisect_left(starts, byte_of[a + 1]) - 1 for a, _ in sentences]
             last = [bisect_right(starts, byte_of[b - 1]) - 1 for _, b in sentences]
+        elif isinstance(units, Words):
+            # Sentence edges are visible characters, each inside a word: that word's
+            # index is the number of words starting at or before the edge, minus one.
+            edges = sorted({a for a, _ in sentences} | {b - 1 for _, b in sentences})
+            index_of = dict(zip(edges, _word_indexes(text, edges), strict=True))
+            first = [index_of[a] for a, _ in sentences]
+            last = [index_of[b - 1] for _, b in sentences]
         else:
-            if isinstance(units, Words):
-                spans = units.spans(0, count)
-            else:
-                spans = [units.char_span(i, i + 1) for i in range(count)]
+            spans = [units.char_span(i, i + 1) for i in range(count)]
             unit_starts = [s for s, _ in spans]
             unit_ends = [e for _, e in spans]
             first = [bisect_right(unit_starts, a) - 1 for a, _ in sentences]
