@@ -354,7 +354,10 @@ def test_token_mode_shows_token_boundaries_on_request(app: Any) -> None:
 
 
 def test_pasted_markup_is_shown_as_text_and_never_runs(app: Any) -> None:
-    payload = '<img src=x onerror="document.title=\'pwned\'"> <script>document.title="pwned"</script> <b>bold</b>'
+    payload = (
+        "<img src=x onerror=\"document.title='pwned'\"> "
+        '<script>document.title="pwned"</script> <b>bold</b>'
+    )
     configure(app, text=payload, unit="char", size="200", overlap="0")
     card = app.get_by_test_id("chunk").first
     expect(card.get_by_test_id("chunk-fresh")).to_have_text(payload)
@@ -479,8 +482,13 @@ def test_download_is_byte_identical_to_the_cli(
     text = "Ünïcödé  text, with\ttabs\nand lines — and 日本語 too. " * 7
     configure(app, text=text, unit=unit, size=size, overlap=overlap, percent=percent, price="2.5")
     expected = native(
-        "chunk", text=text, unit=unit, size=size, overlap=overlap,
-        overlap_mode="percent" if percent else "units", price_per_million="2.5",
+        "chunk",
+        text=text,
+        unit=unit,
+        size=size,
+        overlap=overlap,
+        overlap_mode="percent" if percent else "units",
+        price_per_million="2.5",
     )
     expect_figure(app, "processed", f"{expected['summary']['processed_units']:,}")
     expect(app.get_by_test_id("chunk")).to_have_count(len(expected["chunks"]))
@@ -575,7 +583,50 @@ def test_screenshots_at_desktop_and_phone_width(
             height = page.evaluate("document.documentElement.scrollHeight")
             for part, top in enumerate(range(0, height, 1000), start=1):
                 clip = {"x": 0, "y": top, "width": width, "height": min(1000, height - top)}
-                page.screenshot(path=str(RESULTS / f"{name}-part{part}.png"), full_page=True, clip=clip)
+                page.screenshot(
+                    path=str(RESULTS / f"{name}-part{part}.png"), full_page=True, clip=clip
+                )
         assert session.page_errors == []
     finally:
         context.close()
+
+
+def test_256_cards_of_4_kb_render_without_blocking_the_page(app: Any) -> None:
+    # Under the 200,000-unit cap, word mode is where cards get biggest:
+    # 256 chunks of 780 words, about 4 KB each, about 1 MB in all.
+    words = ["over", "lazy", "dogs", "jump", "past", "many", "more", "such", "long", "text"]
+    text = " ".join(words[i % len(words)] for i in range(256 * 780))
+    assert len(text.encode()) < 1_000_000
+    configure(app, unit="word", size="780", overlap="0")
+    app.evaluate(
+        """() => {
+          window.__longest = 0;
+          new PerformanceObserver((list) => {
+            for (const entry of list.getEntries()) {
+              window.__longest = Math.max(window.__longest, entry.duration);
+            }
+          }).observe({ type: "longtask" });
+        }"""
+    )
+    # Paste: set the value and fire the input event (Playwright's fill types a
+    # 15,000-line text far slower than a paste).
+    app.get_by_test_id("text-input").evaluate(
+        "(el, text) => { el.value = text; el.dispatchEvent(new Event('input', {bubbles: true})); }",
+        text,
+    )
+    expect_figure(app, "chunks", "256", "256")
+    all_rendered(app)
+    expect(app.get_by_test_id("chunk")).to_have_count(256)
+    # Typing into another field still works at once while the page holds 1 MB of cards.
+    app.get_by_test_id("price-input").fill("3")
+    expect(app.get_by_test_id("price-input")).to_have_value("3")
+    longest = app.evaluate("() => window.__longest")
+    # The observer does see long tasks: a deliberate 120 ms one shows up.
+    app.evaluate(
+        "() => setTimeout(() => {"
+        " const t = performance.now(); while (performance.now() - t < 120); }, 0)"
+    )
+    app.wait_for_timeout(400)
+    assert app.evaluate("() => window.__longest") >= 100
+    print(f"longest main-thread task while rendering 256 cards: {longest:.0f} ms")
+    assert longest < 200, f"a main-thread task took {longest:.0f} ms while rendering the cards"
