@@ -160,7 +160,7 @@ def context(browser: Any) -> Iterator[Any]:
 def page(context: Any, session: Session, request: pytest.FixtureRequest) -> Iterator[Any]:
     """A fresh page that records its console, errors and requests, workers included."""
     page = context.new_page()
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(30_000)
 
     def on_console(message: Any) -> None:
         line = f"[{message.type}] {message.text}"
