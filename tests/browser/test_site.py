@@ -322,3 +322,28 @@ def test_the_page_stays_responsive_while_a_megabyte_is_tokenized(ready_page: Any
     assert max(delays) < 100, f"a click waited {max(delays):.0f} ms for the main thread"
     page.wait_for_selector('[data-testid="status"][data-state="ready"]', timeout=60_000)
     assert float(page.get_by_test_id("summary-tokens").get_attribute("data-value") or 0) > 150_000
+
+
+# ---- engine-client.js: stale answers never reach the page -------------------------------
+
+STALE_CALLS = """async () => {
+  const { Engine } = await import("./static/engine-client.js");
+  const stages = [];
+  const engine = new Engine({ onStage: ({ stage }) => stages.push(stage) });
+  engine.start();
+  const big = "word ".repeat(200000);
+  // Sent before ready: they wait for it. "a" and "b" are superseded at once.
+  const a = engine.call("view", { op: "counts", text: "one" });
+  const b = engine.call("view", { op: "counts", text: "one two" });
+  const c = engine.call("view", { op: "counts", text: "one two three" });
+  const other = engine.call("counts", { op: "counts", text: big });
+  const answers = await Promise.all([a, b, c, other]);
+  engine.terminate();
+  return { stages, state: engine.state, answers: answers.map((r) => r && r.result.words) };
+}"""
+
+
+def test_a_newer_call_of_the_same_purpose_makes_the_older_one_stale(ready_page: Any) -> None:
+    outcome = ready_page.evaluate(STALE_CALLS)
+    assert outcome["stages"] == ["runtime", "packages", "engine", "ready"]
+    assert outcome["answers"] == [None, None, 3, 200_000]
