@@ -6,6 +6,7 @@ import { Engine, STAGES } from "./engine-client.js";
 import * as fmt from "./format.js";
 import { DEFAULTS, readHash, writeHash } from "./hash.js";
 import { CardRenderer, renderCapNotice, renderOverview, renderSummary } from "./render.js";
+import { mountTools } from "./tools.js";
 
 const DEBOUNCE_MS = 150;
 
@@ -202,6 +203,7 @@ async function compute() {
     clearErrors();
     lastGood = { request, result: response.result };
     render(response.result);
+    tools.viewLanded(request, response.result);
   } else {
     showFieldError(response.error);
     refreshCounts(request);
@@ -233,7 +235,8 @@ function errorNode(field) {
 }
 
 function clearErrors() {
-  for (const node of document.querySelectorAll('[data-testid="error"]')) {
+  // The main view's own messages only: the panels in #tools keep theirs.
+  for (const node of document.querySelectorAll('#inputs [data-testid="error"], #summary [data-testid="error"]')) {
     node.hidden = true;
     node.textContent = "";
   }
@@ -450,6 +453,21 @@ window.addEventListener("hashchange", () => {
   settings = readHash(location.hash);
   applySettingsToControls();
   schedule(0);
+});
+
+// ---------------------------------------------------------------- planning tools
+
+/** A sweep point chosen: its size and overlap (whole units) go into the main inputs. */
+function applySetting({ size, overlap }) {
+  settings = { ...settings, size: String(size), overlap: String(overlap), om: "units" };
+  applySettingsToControls();
+  onSettingsEdited({ delay: 0 });
+}
+
+const tools = mountTools({
+  engine,
+  source: () => ({ text: ui.text.value, unit: settings.unit, encoding: settings.enc }),
+  apply: applySetting,
 });
 
 // ---------------------------------------------------------------- start
