@@ -31,8 +31,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import zipfile
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from email.parser import HeaderParser
 from functools import partial, wraps
@@ -490,9 +492,25 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             super().log_message(format, *args)
 
 
-def make_server(directory: Path, port: int) -> http.server.ThreadingHTTPServer:
-    handler = partial(SiteHandler, directory=str(directory))
-    return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+def make_server(
+    directory: Path, port: int, handler: type[SiteHandler] = SiteHandler
+) -> http.server.ThreadingHTTPServer:
+    bound = partial(handler, directory=str(directory))
+    return http.server.ThreadingHTTPServer(("127.0.0.1", port), bound)
+
+
+@contextmanager
+def serving_in_background(
+    directory: Path, handler: type[SiteHandler] = SiteHandler
+) -> Iterator[str]:
+    """Serves `directory` on a free local port from a thread; yields its base URL."""
+    server = make_server(directory, 0, handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def serve(port: int) -> None:
@@ -589,6 +607,14 @@ def find_chromium() -> str | None:
         if probe.returncode == 0 and path and Path(path).is_file():
             return path
     return None
+
+
+def chromium_args() -> list[str]:
+    """Launch flags: no background traffic, and no sandbox when running as root."""
+    args = list(CHROMIUM_FLAGS)
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        args.append("--no-sandbox")
+    return args
 
 
 @named_step

@@ -17,14 +17,10 @@ invocation; the table shows medians:
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import partial
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -74,28 +70,16 @@ class BenchHandler(build.SiteHandler):
 
 
 @contextmanager
-def serving(directory: Path) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(BenchHandler, directory=str(directory)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-@contextmanager
 def chromium() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     executable = build.find_chromium()
     if executable is None:
         raise SystemExit("bench: no Chromium found: run `python build.py bench`, or set CHROMIUM")
-    args = list(build.CHROMIUM_FLAGS)
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        args.append("--no-sandbox")
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=args, headless=True)
+        browser = playwright.chromium.launch(
+            executable_path=executable, args=build.chromium_args(), headless=True
+        )
         try:
             yield browser
         finally:
@@ -145,7 +129,7 @@ def time_to_ready_ms(browser: Any, base: str) -> tuple[float, dict[str, float]]:
 
 def measure(runs: int) -> dict[str, list[float]]:
     samples: dict[str, list[float]] = {"bare": [], "page": []}
-    with serving(build.DIST) as base, chromium() as browser:
+    with build.serving_in_background(build.DIST, BenchHandler) as base, chromium() as browser:
         bare_boot_ms(browser, base)  # warm-up: the OS file cache, Chromium's first start
         time_to_ready_ms(browser, base)
         for run in range(runs):  # alternating which goes first, so neither gains from order

@@ -15,7 +15,6 @@ import os
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,14 +69,8 @@ def built_site() -> Path:
 def site_url(built_site: Path) -> Iterator[str]:
     """dist/ served by http.server on a free local port."""
     os.environ.setdefault("BUILD_PY_QUIET", "1")
-    server = build.make_server(built_site, 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with build.serving_in_background(built_site) as url:
+        yield url
 
 
 # ---- the browser --------------------------------------------------------------
@@ -102,11 +95,10 @@ def browser() -> Iterator[Any]:
         pytest.skip(message)
     from playwright.sync_api import sync_playwright
 
-    args = list(build.CHROMIUM_FLAGS)
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        args.append("--no-sandbox")
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=args, headless=True)
+        browser = playwright.chromium.launch(
+            executable_path=executable, args=build.chromium_args(), headless=True
+        )
         try:
             yield browser
         finally:
