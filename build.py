@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from email.parser import HeaderParser
 from functools import partial, wraps
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 ROOT = Path(__file__).resolve().parent
 DIST = ROOT / "dist"
@@ -357,7 +357,7 @@ def build_pyapp_wheel(files: dict[str, Path]) -> Path:
     return final
 
 
-def wheel_lock_entry(path: Path) -> dict[str, object]:
+def wheel_lock_entry(path: Path) -> dict[str, Any]:
     """A pyodide-lock.json package entry for a pure wheel, read from its metadata."""
     with zipfile.ZipFile(path) as archive:
         names = archive.namelist()
@@ -370,15 +370,14 @@ def wheel_lock_entry(path: Path) -> dict[str, object]:
     depends = []
     for requirement in meta.get_all("Requires-Dist") or []:
         spec, _, marker = requirement.partition(";")
-        name = re.match(r"[A-Za-z0-9._-]+", spec.strip())
-        if name is None:
+        match = re.match(r"[A-Za-z0-9._-]+", spec.strip())
+        if match is None:
             raise StepFailed(f"{path.name}: cannot read requirement {requirement!r}")
         if marker.strip() and not in_pyodide(marker):
             continue
-        depends.append(re.sub(r"[-_.]+", "-", name.group(0)).lower())
-    name = re.sub(r"[-_.]+", "-", meta["Name"]).lower()
+        depends.append(canonical_name(match.group(0)))
     return {
-        "name": name,
+        "name": canonical_name(meta["Name"]),
         "version": meta["Version"],
         "file_name": path.name,
         "install_dir": "site",
@@ -388,6 +387,11 @@ def wheel_lock_entry(path: Path) -> dict[str, object]:
         "depends": sorted(depends),
         "unvendored_tests": False,
     }
+
+
+def canonical_name(name: str) -> str:
+    """A project name as package indexes and Pyodide's lock spell it (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def in_pyodide(marker: str) -> bool:
@@ -413,7 +417,7 @@ def write_lock(files: dict[str, Path], wheels: list[Path]) -> Path:
         entry["tool"] = previous.get("tool", {})
         packages[entry["name"]] = entry
     for entry in ours:
-        for dependency in entry["depends"]:  # type: ignore[attr-defined]
+        for dependency in entry["depends"]:
             if dependency not in {other["name"] for other in ours}:
                 raise StepFailed(
                     f"{entry['name']} needs {dependency} inside Pyodide, which the site does not"
@@ -486,6 +490,11 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         ".css": "text/css",
         ".html": "text/html; charset=utf-8",
     }
+
+    def end_headers(self) -> None:
+        # Revalidate every file (a cheap 304), so a rebuilt site is never served stale.
+        self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         if os.environ.get("BUILD_PY_QUIET") != "1":
