@@ -22,8 +22,11 @@ const smallDollars = new Intl.NumberFormat("en-US", {
 
 const isNum = (v) => typeof v === "number" && Number.isFinite(v);
 
+// Intl writes negatives with a hyphen; a typeset minus sign reads as a number.
+const minus = (text) => text.replace("-", "\u2212");
+
 export function integer(v) {
-  return isNum(v) ? intFmt.format(v) : "–";
+  return isNum(v) ? minus(intFmt.format(v)) : "–";
 }
 
 export function ratio(v) {
