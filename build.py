@@ -13,6 +13,9 @@ is a few named steps:
     fetch_wheels        pinned PyPI wheels (version + sha256) -> dist/packages/
     build_pyapp_wheel   the pyapp wheel from this source tree -> dist/packages/
     write_lock          dist/packages/site-lock.json: Pyodide's lock plus our wheels' sha256
+    make_snapshot       Node boots the runtime, installs the wheels, imports the engine, and
+                        saves a Pyodide memory snapshot -> dist/snapshot/ (gzip + sha256 manifest)
+    write_service_worker  dist/sw.js: sw.js with this build's version and file list
     assemble_site       index.html and static/ -> dist/
 
 Each step skips its work when its inputs are unchanged; a failing step prints one
@@ -22,6 +25,7 @@ line naming itself and the reason, and the script exits non-zero.
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import http.server
 import json
@@ -101,6 +105,11 @@ SOURCE_DATE_EPOCH = "315532800"  # 1980-01-01, the earliest date a zip can hold
 
 SITE_LOCK = "site-lock.json"
 SITE_FILES = ("index.html",)
+SNAPSHOT_SCRIPT = "scripts/make_snapshot.mjs"
+SNAPSHOT_FILE = "snapshot/pyodide.snapshot.gz"
+SNAPSHOT_MANIFEST = "snapshot/snapshot.json"
+SERVICE_WORKER = "sw.js"  # the template at the repository root; dist/sw.js is generated
+SERVICE_WORKER_MARKER = "const BUILD = null; // build.py replaces this line"
 SITE_DIRS = ("static",)
 PYAPP_SOURCES = ("pyproject.toml", "README.md", "pyapp")
 
@@ -433,8 +442,62 @@ def write_lock(files: dict[str, Path], wheels: list[Path]) -> Path:
 
 
 @named_step
-def assemble_site(files: dict[str, Path]) -> int:
-    """index.html and static/, then makes dist/ hold exactly `files`; returns files written."""
+def make_snapshot(files: dict[str, Path]) -> dict[str, Any]:
+    """A Pyodide memory snapshot with the engine imported, made by Node from the pinned
+    runtime and the site's wheels; gzipped, with a manifest holding its sha256.
+
+    The snapshot is not bit-for-bit reproducible (the runtime's hash seed and heap
+    layout vary), but it is made only from pinned inputs, and the worker checks the
+    sha256 in the manifest before restoring it. Remade only when an input changes.
+    """
+    script = ROOT / SNAPSHOT_SCRIPT
+    inputs = [script, ROOT / "package-lock.json"]
+    inputs += [files[name] for name in sorted(files) if name.startswith(("pyodide/", "packages/"))]
+    digest = hashlib.sha256()
+    for path in inputs:
+        digest.update(path.name.encode() + b"\0" + sha256_file(path).encode() + b"\0")
+    out = CACHE / "snapshot" / digest.hexdigest()[:16]
+    gz, manifest_path = out / Path(SNAPSHOT_FILE).name, out / Path(SNAPSHOT_MANIFEST).name
+    if not (gz.exists() and manifest_path.exists()):
+        if shutil.which("node") is None:
+            raise StepFailed("node not found: install Node.js >= 20")
+        say("making the Pyodide memory snapshot (node)")
+        staging = out.with_name(out.name + ".tmp")
+        shutil.rmtree(staging, ignore_errors=True)
+        (staging / "packages").mkdir(parents=True)
+        for name, path in files.items():  # the wheels and the lock, as the site serves them
+            if name.startswith("packages/"):
+                shutil.copyfile(path, staging / name)
+        raw = staging / "pyodide.snapshot"
+        report = run(
+            ["node", str(script), str(files["pyodide/pyodide.mjs"].parent)]
+            + [str(staging / "packages"), str(raw)]
+        )
+        with (
+            raw.open("rb") as source,
+            gzip.GzipFile(staging / gz.name, "wb", compresslevel=6, mtime=0) as target,
+        ):
+            shutil.copyfileobj(source, target, 1 << 20)
+        manifest = {
+            "file": Path(SNAPSHOT_FILE).name,
+            "encoding": "gzip",
+            "sha256": sha256_file(staging / gz.name),
+            "bytes": raw.stat().st_size,
+            "made_by": json.loads(report.strip().splitlines()[-1]),
+        }
+        (staging / manifest_path.name).write_text(json.dumps(manifest, indent=1) + "\n")
+        raw.unlink()
+        shutil.rmtree(staging / "packages")
+        shutil.rmtree(out, ignore_errors=True)
+        staging.rename(out)
+    files[SNAPSHOT_FILE] = gz
+    files[SNAPSHOT_MANIFEST] = manifest_path
+    result: dict[str, Any] = json.loads(manifest_path.read_text())
+    return result
+
+
+def add_site_sources(files: dict[str, Path]) -> None:
+    """index.html and static/, as they are in the tree."""
     for name in SITE_FILES:
         path = ROOT / name
         if not path.exists():
@@ -443,6 +506,36 @@ def assemble_site(files: dict[str, Path]) -> int:
     for name in SITE_DIRS:
         for path in tree_files(ROOT / name):
             files[path.relative_to(ROOT).as_posix()] = path
+
+
+@named_step
+def write_service_worker(files: dict[str, Path]) -> str:
+    """dist/sw.js: the sw.js template with this build's version (a hash over every
+    file the site serves) and the list of files to precache. Returns the version."""
+    template = (ROOT / SERVICE_WORKER).read_text()
+    if SERVICE_WORKER_MARKER not in template:
+        raise StepFailed(f"{SERVICE_WORKER} lacks the line {SERVICE_WORKER_MARKER!r}")
+    # The stock lock serves only the bare-boot benchmark; the page never asks for it.
+    precache = sorted(name for name in files if name != "pyodide/pyodide-lock.json")
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(name.encode() + b"\0" + sha256_file(files[name]).encode() + b"\0")
+    digest.update(template.encode())
+    version = digest.hexdigest()[:16]
+    build_line = (
+        "const BUILD = " + json.dumps({"version": version, "files": ["./", *precache]}) + ";"
+    )
+    text = template.replace(SERVICE_WORKER_MARKER, build_line)
+    target = CACHE / "sw.js"
+    if not target.exists() or target.read_text() != text:
+        target.write_text(text)
+    files["sw.js"] = target
+    return version
+
+
+@named_step
+def assemble_site(files: dict[str, Path]) -> int:
+    """Makes dist/ hold exactly `files`; returns the number of files written."""
     written = 0
     for relative, source in sorted(files.items()):
         target = DIST / relative
@@ -468,6 +561,9 @@ def build() -> None:
     wheels = fetch_wheels(files)
     wheels.append(build_pyapp_wheel(files))
     write_lock(files, wheels)
+    make_snapshot(files)
+    add_site_sources(files)
+    write_service_worker(files)
     written = assemble_site(files)
     state = f"{written} file(s) updated" if written else "up to date"
     say(f"dist/ {state} (pyodide {version}, {len(files)} files)")

