@@ -40,6 +40,7 @@ overlap, without building a single window (the sweep and capped results use it).
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
@@ -68,6 +69,12 @@ _BREAK: Final = re.compile(
     r"|(?P<blank>(?<![^\S\r\n])[^\S\r\n]*+(?>\r\n|\r|\n)[^\S\r\n]*+(?>\r\n|\r|\n))"
 )
 _VISIBLE: Final = re.compile(r"\S")
+
+
+@functools.lru_cache(maxsize=4)
+def _split_sentences_cached(text: str) -> list[tuple[int, int]]:
+    """split_sentences of the last few texts (callers only read the list)."""
+    return split_sentences(text)
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
@@ -207,7 +214,7 @@ class SentenceUnits:
 
     @classmethod
     def of(cls, text: str, units: Segmentation) -> SentenceUnits:
-        sentences = split_sentences(text)
+        sentences = _split_sentences_cached(text)
         count = units.count
         first: list[int]
         last: list[int]

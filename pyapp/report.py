@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
@@ -131,12 +132,23 @@ def check_size(text: str) -> int:
     return size
 
 
+@functools.lru_cache(maxsize=4)
+def _words(text: str) -> Words:
+    return Words(text)
+
+
+@functools.lru_cache(maxsize=4)
+def _chars(text: str) -> Chars:
+    return Chars(text)
+
+
 def segment(text: str, params: Params, *, backend: Backend | None = None) -> Segmentation:
-    """The text in ``params.unit`` units."""
+    """The text in ``params.unit`` units (word and char segmentations of the last few
+    texts are kept, so an edit of the size alone does not segment again)."""
     if params.unit == "word":
-        return Words(text)
+        return _words(text)
     if params.unit == "char":
-        return Chars(text)
+        return _chars(text)
     assert params.encoding is not None
     return Tokens(text, encoding=params.encoding, backend=backend)
 
