@@ -1,0 +1,121 @@
+"""Start-up paths: the memory snapshot, its fallback, and the offline repeat visit.
+
+Performance itself is measured by ``python build.py bench`` (bench/bench_site.py),
+never asserted here; these tests check that each path is taken and still works.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import build
+
+pytestmark = pytest.mark.browser
+
+RESTORED = "engine: runtime restored from the memory snapshot"
+
+
+def compute_once(page: Any, *, size: int, chunks: int) -> None:
+    """Types a small text and a size, and waits for the engine's answer on screen."""
+    page.get_by_test_id("text-input").fill("one two three four five six seven eight nine ten")
+    page.get_by_test_id("overlap-input").fill("0")
+    page.get_by_test_id("size-input").fill(str(size))
+    page.wait_for_selector(f'[data-testid="summary-chunks"][data-value="{chunks}"]')
+
+
+def test_the_worker_boots_from_the_build_time_memory_snapshot(
+    page: Any, session: Any, site_url: str, wait_until_ready: Any
+) -> None:
+    page.goto(site_url)
+    wait_until_ready(page)
+    assert any(RESTORED in line for line in session.console), session.console
+    assert not any("could not be used" in line for line in session.console)
+    compute_once(page, size=4, chunks=3)
+
+
+@pytest.fixture(scope="module")
+def broken_snapshot_url(
+    built_site: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """A copy of dist/ whose snapshot passes its sha256 check but is not a snapshot."""
+    copy = tmp_path_factory.mktemp("broken-snapshot") / "dist"
+    shutil.copytree(built_site, copy)
+    manifest_path = copy / build.SNAPSHOT_MANIFEST
+    manifest = json.loads(manifest_path.read_text())
+    junk = bytes(range(256)) * 64
+    packed = gzip.compress(junk, mtime=0)
+    (copy / build.SNAPSHOT_FILE).write_bytes(packed)
+    manifest.update(sha256=hashlib.sha256(packed).hexdigest(), bytes=len(junk))
+    manifest_path.write_text(json.dumps(manifest))
+    with build.serving_in_background(copy) as url:
+        yield url
+
+
+def test_a_snapshot_that_cannot_be_restored_falls_back_to_a_plain_boot_and_says_so(
+    page: Any, session: Any, broken_snapshot_url: str, wait_until_ready: Any
+) -> None:
+    session.origin = broken_snapshot_url.rstrip("/")
+    details: list[str] = []
+    page.expose_function("recordStatus", lambda text: details.append(text))
+    page.add_init_script(
+        """new MutationObserver(() => {
+             const text = document.getElementById("status-text");
+             if (text) window.recordStatus(text.textContent);
+           }).observe(document, {subtree: true, childList: true, characterData: true});"""
+    )
+    page.goto(broken_snapshot_url)
+    wait_until_ready(page)
+    warnings = [line for line in session.console if "could not be used" in line]
+    assert warnings, session.console
+    assert not any(RESTORED in line for line in session.console)
+    assert any("from scratch" in detail for detail in details), details
+    compute_once(page, size=4, chunks=3)
+
+
+@pytest.fixture
+def stoppable_site(built_site: Path) -> Iterator[tuple[str, Any]]:
+    """dist/ on its own server, and a function that stops it (the network cut off)."""
+    server = build.make_server(built_site, 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    stopped = False
+
+    def stop() -> None:
+        nonlocal stopped
+        if not stopped:
+            server.shutdown()
+            server.server_close()
+            stopped = True
+
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/", stop
+    finally:
+        stop()
+
+
+def test_after_one_visit_the_page_loads_and_computes_offline(
+    page: Any, context: Any, session: Any, stoppable_site: tuple[str, Any], wait_until_ready: Any
+) -> None:
+    url, stop_server = stoppable_site
+    session.origin = url.rstrip("/")
+    # With the network gone, the service worker's update check of sw.js fails.
+    session.allow_console_error(r"(?i)sw\.js|service ?worker|Failed to fetch|ERR_")
+    page.goto(url)
+    wait_until_ready(page)
+    caches = page.evaluate("() => navigator.serviceWorker.ready.then(() => caches.keys())")
+    assert any(name.startswith("rag-overlap-") for name in caches), caches
+    stop_server()
+    context.set_offline(True)
+    page.reload()
+    wait_until_ready(page)
+    assert page.evaluate("() => navigator.serviceWorker.controller !== null")
+    compute_once(page, size=4, chunks=3)
+    context.set_offline(False)
