@@ -4,8 +4,8 @@ import { loadPyodide } from "/pyodide/pyodide.mjs";
 
 const t0 = performance.now();
 try {
-  await loadPyodide();
-  self.postMessage({ ok: true, ms: performance.now() - t0 });
+  const pyodide = await loadPyodide();
+  self.postMessage({ ok: true, ms: performance.now() - t0, wasmBytes: pyodide._module.HEAP8.length });
 } catch (error) {
   self.postMessage({ ok: false, error: String(error) });
 }

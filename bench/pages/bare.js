@@ -10,6 +10,7 @@ const result = document.getElementById("result");
 worker.onmessage = (event) => {
   result.dataset.atMs = String(performance.now());
   result.dataset.inWorkerMs = String(event.data.ms ?? "");
+  result.dataset.wasmBytes = String(event.data.wasmBytes ?? "");
   result.textContent = event.data.ok ? "booted" : `failed: ${event.data.error}`;
   result.dataset.state = event.data.ok ? "done" : "error";
 };
