@@ -12,8 +12,8 @@
 // the in-memory file system, so the wheels are still installed (their files are
 // read lazily, e.g. the tokenizer ranks). If the snapshot is missing, altered or
 // cannot be restored, the worker says so in the runtime stage's detail and on the
-// console, and boots the runtime from scratch. After the first answers, when idle,
-// it loads the o200k_base ranks, so the first switch to token mode is quicker.
+// console, and boots the runtime from scratch. After its first answers, once idle
+// for a second, it loads the o200k_base ranks, so the first switch to token mode is quicker.
 //
 // Messages (docs/protocol.md is the contract):
 //   worker -> page  {type: "stage", stage, detail}   stage: runtime | packages | engine | ready
@@ -79,6 +79,10 @@ let runtimeModule = null;
 const queue = [];
 let draining = false;
 let warmed = false;
+let warmTimer = 0;
+// Ranks load once the worker has been idle this long, so they do not hold up a
+// user's first edits (loading them takes a few hundred milliseconds).
+const WARM_AFTER_IDLE_MS = 1000;
 
 function post(message) {
   self.postMessage(message);
@@ -191,7 +195,10 @@ async function drain() {
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
   draining = false;
-  if (!warmed) setTimeout(warmWhenIdle, 0);
+  if (!warmed) {
+    clearTimeout(warmTimer);
+    warmTimer = setTimeout(warmWhenIdle, WARM_AFTER_IDLE_MS);
+  }
 }
 
 /** Loads the o200k_base ranks once, after the first answers, if nothing is waiting. */

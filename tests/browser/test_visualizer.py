@@ -300,6 +300,9 @@ def test_character_mode_keeps_text_exact_with_whitespace_made_visible(app: Any) 
     text = "ab\tc  \nd e f\n\ng"
     configure(app, text=text, unit="char", size="6", overlap="2")
     chunks = native("chunk", text=text, unit="char", size=6, overlap=2)["chunks"]
+    # This result, not the sample text's that may still be on screen.
+    expect(figure(app, "stride")).to_have_attribute("data-value", "4", timeout=20_000)
+    all_rendered(app)
     cards = app.get_by_test_id("chunk")
     expect(cards).to_have_count(len(chunks))
     for i, chunk in enumerate(chunks):
