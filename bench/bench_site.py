@@ -290,8 +290,12 @@ def interactions(browser: Any, base: str, run: Run, text: str, runs: int) -> Non
               return window.__bench.longtasks.some(([s, d]) => s >= began - 1 && d >= 100);
             }"""
         )
-        if not seen:
-            raise SystemExit("bench: the longtask observer did not see a 120 ms task")
+        run.notes["longtask"] = (
+            "the observer saw a 120 ms busy loop run by the benchmark"
+            if seen
+            else "WARNING: the observer did not see a 120 ms busy loop run from page.evaluate,"
+            " so row 5 may under-report"
+        )
         # Token mode first (as a user would, just after the first result), then back.
         page.evaluate("() => new Promise((r) => setTimeout(r, 300))")
         page.get_by_test_id("overlap-input").fill(str(overlap["token"]))
@@ -484,6 +488,8 @@ def rows(run: Run) -> list[Row]:
         ("token later longest", "token, later switches"),
     ):
         value = m(name)
+        unseen = run.notes.get("longtask", "").startswith("WARNING")
+        verdict = "unverified" if unseen else ("yes" if value <= 50 else "no")
         out.append(
             Row(
                 "5",
@@ -492,7 +498,7 @@ def rows(run: Run) -> list[Row]:
                 "50 ms budget",
                 f"{value / 50:.2f}×",
                 "≤ 50 ms",
-                "yes" if value <= 50 else "no",
+                verdict,
             )
         )
     add(
@@ -577,6 +583,7 @@ def main(argv: list[str]) -> int:
         f"Site benchmark, {args.runs} runs per row, medians; headless Chromium {version}.",
         f"Machine: {machine()}. Date: {when}. Took {time.monotonic() - began:,.0f} s.",
         f"Text: {run.notes.get('text', '?')}. Settings: {run.notes.get('settings', '?')}.",
+        f"Long tasks: {run.notes.get('longtask', '?')}.",
     ]
     print("\n".join(header) + "\n\n" + text)
     if not args.no_write:
