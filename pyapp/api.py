@@ -19,6 +19,7 @@ Importing this module loads no tokenizer: ranks load on first token use.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable
@@ -30,14 +31,13 @@ from .errors import EngineError, InputError
 from .export import (
     boundaries_json,
     cap_json,
-    chunk_json,
     dumps,
     export_filename,
     params_json,
     summary_json,
 )
 from .params import DEFAULT_ENCODING, ENCODINGS, Params, parse_params
-from .report import Report, check_size, chunk_text
+from .report import Report, check_size, chunk_text, view_chunks
 from .sizing import size_index
 from .sweep import sweep_text
 from .tokenizers import get_tokenizer
@@ -71,11 +71,17 @@ def _params(request: JSON) -> Params:
     )
 
 
+@functools.lru_cache(maxsize=4)
+def _words(text: str) -> int:
+    """The word count of the last few texts (the page asks again on every edit)."""
+    return word_count(text)
+
+
 def _counts(text: str, *, tokens: int | None) -> JSON:
     return {
         "bytes": check_size(text),
         "chars": len(text),
-        "words": word_count(text),
+        "words": _words(text),
         "tokens": tokens,
     }
 
@@ -94,15 +100,16 @@ def _op_counts(request: JSON) -> JSON:
 def _op_chunk(request: JSON) -> JSON:
     text = _text(request)
     params = _params(request)
-    report = chunk_text(text, params, view=True, overview=True)
+    report = chunk_text(text, params, chunks=False, overview=True)
     tokens = report.summary.units if params.unit == "token" else None
+    chunks = [] if report.capped else view_chunks(text, params)
     return {
         "params": params_json(report),
         "summary": summary_json(report.summary),
         "derivation": derive(report.summary, params),
         "capped": cap_json(report.capped),
         "boundaries": boundaries_json(report.boundaries),
-        "chunks": [chunk_json(c, view=True) for c in report.chunks],
+        "chunks": chunks,
         "counts": _counts(text, tokens=tokens),
         "overview": {
             "total_chars": len(text),

@@ -246,13 +246,42 @@ class SentenceUnits:
         return cls(sentences, first, last, count)
 
     def cut(self, *, size: int, overlap: int) -> list[tuple[int, int]]:
-        """Spans of the sentences no window of ``size`` and ``overlap`` holds whole."""
+        """Spans of the sentences no window of ``size`` and ``overlap`` holds whole.
+
+        ``first`` and ``last`` never decrease, so the sentences whose candidate is
+        window ``k`` are one run of them, and the cut ones are a tail of that run:
+        two bisections per window when there are fewer windows than sentences.
+        """
         units = self.units
         windows = window_count(units, size=size, overlap=overlap)
         stride = size - overlap
+        if windows == 0:
+            return list(self.sentences)
+        if windows > len(self.sentences):
+            return self._cut_each(size=size, stride=stride, windows=windows)
+        return self._cut_by_window(size=size, stride=stride, windows=windows)
+
+    def _cut_by_window(self, *, size: int, stride: int, windows: int) -> list[tuple[int, int]]:
+        """:meth:`cut` a window at a time (when sentences outnumber windows)."""
+        units = self.units
+        sentences, first, last = self.sentences, self.first, self.last
+        lo = bisect_left(first, 0)  # before the first unit: no window holds them
+        out = sentences[:lo]
+        top = windows - 1
+        for k in range(windows):
+            start = k * stride
+            hi = bisect_left(first, start + stride, lo) if k < top else len(first)
+            reach = min(start + size, units) - 1
+            out += sentences[bisect_right(last, reach, lo, hi) : hi]
+            lo = hi
+        return out
+
+    def _cut_each(self, *, size: int, stride: int, windows: int) -> list[tuple[int, int]]:
+        """:meth:`cut` one sentence at a time (when windows outnumber sentences)."""
+        units = self.units
         out: list[tuple[int, int]] = []
         for span, first, last in zip(self.sentences, self.first, self.last, strict=True):
-            if first < 0 or windows == 0:
+            if first < 0:
                 out.append(span)
                 continue
             start = min(first // stride, windows - 1) * stride

@@ -88,8 +88,8 @@ def cap_json(cap: Cap | None) -> JSON | None:
     return {"cap": cap.cap, "value": cap.value, "limit": cap.limit}
 
 
-def chunk_json(chunk: Chunk, *, view: bool = False) -> JSON:
-    """A chunk as exported; ``view`` adds the page's extra fields."""
+def chunk_json(chunk: Chunk) -> JSON:
+    """A chunk as exported (the page's cards come from ``report.view_chunks``)."""
     out: JSON = {
         "index": chunk.index,
         "start": chunk.start,
@@ -106,12 +106,6 @@ def chunk_json(chunk: Chunk, *, view: bool = False) -> JSON:
     }
     if chunk.preview is not None:
         out["preview"] = chunk.preview
-    if view:
-        if chunk.preview_repeated is not None:
-            out["preview_repeated"] = chunk.preview_repeated
-            out["preview_fresh"] = chunk.preview_fresh
-        if chunk.token_breaks is not None:
-            out["token_breaks"] = chunk.token_breaks
     return out
 
 

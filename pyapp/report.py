@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
-from .boundaries import Boundaries
-from .boundaries import check as check_boundaries
+from .boundaries import Boundaries, SentenceUnits
 from .errors import InputError
 from .params import Params
 from .tokenizers import Backend
@@ -41,7 +40,9 @@ __all__ = [
     "Summary",
     "chunk_text",
     "segment",
+    "sentence_units",
     "summarize",
+    "view_chunks",
 ]
 
 MAX_BYTES: Final = 1_000_000
@@ -100,12 +101,8 @@ class Chunk:
     fresh_text: str
     repeated_units: int
     fresh_units: int
-    #: Word mode: the words joined by single spaces (also for the two parts).
+    #: Word mode: the words joined by single spaces.
     preview: str | None = None
-    preview_repeated: str | None = None
-    preview_fresh: str | None = None
-    #: Token mode, views only: code-point offsets in ``text`` where tokens start.
-    token_breaks: list[int] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -133,24 +130,33 @@ def check_size(text: str) -> int:
 
 
 @functools.lru_cache(maxsize=4)
-def _words(text: str) -> Words:
-    return Words(text)
-
-
-@functools.lru_cache(maxsize=4)
-def _chars(text: str) -> Chars:
-    return Chars(text)
+def _segment(text: str, unit: str, encoding: str | None, backend: Backend | None) -> Segmentation:
+    if unit == "word":
+        return Words(text)
+    if unit == "char":
+        return Chars(text)
+    assert encoding is not None
+    return Tokens(text, encoding=encoding, backend=backend)
 
 
 def segment(text: str, params: Params, *, backend: Backend | None = None) -> Segmentation:
-    """The text in ``params.unit`` units (word and char segmentations of the last few
-    texts are kept, so an edit of the size alone does not segment again)."""
-    if params.unit == "word":
-        return _words(text)
-    if params.unit == "char":
-        return _chars(text)
-    assert params.encoding is not None
-    return Tokens(text, encoding=params.encoding, backend=backend)
+    """The text in ``params.unit`` units. The segmentations of the last few texts are
+    kept (word spans, token ids and byte ends), so an edit of the size alone does not
+    segment again."""
+    return _segment(text, params.unit, params.encoding, backend)
+
+
+@functools.lru_cache(maxsize=4)
+def _sentence_units(
+    text: str, unit: str, encoding: str | None, backend: Backend | None
+) -> SentenceUnits:
+    return SentenceUnits.of(text, _segment(text, unit, encoding, backend))
+
+
+def sentence_units(text: str, params: Params, *, backend: Backend | None = None) -> SentenceUnits:
+    """The sentences of ``text`` as units of ``params.unit`` (kept for the last few
+    texts): any size and overlap is then checked without segmenting again."""
+    return _sentence_units(text, params.unit, params.encoding, backend)
 
 
 def summarize(*, units: int, params: Params, input_bytes: int, input_chars: int) -> Summary:
@@ -186,48 +192,110 @@ def _cap(summary: Summary, params: Params) -> Cap | None:
     return None
 
 
-def _previews(prefix: str, fresh: str, text: str) -> dict[str, str]:
-    return {
-        "preview": " ".join(text.split()),
-        "preview_repeated": " ".join(prefix.split()),
-        "preview_fresh": " ".join(fresh.split()),
-    }
+@dataclass(frozen=True, slots=True)
+class _Window:
+    index: int
+    start: int
+    end: int
+    char_start: int
+    char_end: int
+    byte_start: int
+    byte_end: int
+    #: Where the repeated prefix ends and the fresh text begins (a char offset).
+    split: int
+    repeated: int
 
 
-def _build_chunks(text: str, seg: Segmentation, params: Params, *, view: bool) -> tuple[Chunk, ...]:
-    out: list[Chunk] = []
+def _windows(seg: Segmentation, params: Params) -> list[_Window]:
+    out: list[_Window] = []
     previous_end = 0
     overlap = params.overlap
     for index, (start, end) in enumerate(iter_spans(seg.count, size=params.size, overlap=overlap)):
         char_start, char_end, byte_start, byte_end = seg.edges(start, end)
-        body = text[char_start:char_end]
         split = min(max(previous_end, char_start), char_end) if index else char_start
-        prefix, fresh = text[char_start:split], text[split:char_end]
-        repeated = overlap if index else 0
-        extra: dict[str, object] = {}
-        if params.unit == "word":
-            extra.update(_previews(prefix, fresh, body))
-        elif view and isinstance(seg, Tokens):
-            extra["token_breaks"] = seg.breaks(start, end, char_start=char_start)
+        out.append(
+            _Window(
+                index, start, end, char_start, char_end, byte_start, byte_end, split,
+                overlap if index else 0,
+            )
+        )  # fmt: skip
+        previous_end = char_end
+    return out
+
+
+def _words_joined(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _build_chunks(text: str, seg: Segmentation, params: Params) -> tuple[Chunk, ...]:
+    word = params.unit == "word"
+    out: list[Chunk] = []
+    for w in _windows(seg, params):
+        body = text[w.char_start : w.char_end]
         out.append(
             Chunk(
-                index=index,
-                start=start,
-                end=end,
-                char_start=char_start,
-                char_end=char_end,
-                byte_start=byte_start,
-                byte_end=byte_end,
+                index=w.index,
+                start=w.start,
+                end=w.end,
+                char_start=w.char_start,
+                char_end=w.char_end,
+                byte_start=w.byte_start,
+                byte_end=w.byte_end,
                 text=body,
-                repeated_prefix=prefix,
-                fresh_text=fresh,
-                repeated_units=repeated,
-                fresh_units=end - start - repeated,
-                **extra,  # type: ignore[arg-type]
+                repeated_prefix=text[w.char_start : w.split],
+                fresh_text=text[w.split : w.char_end],
+                repeated_units=w.repeated,
+                fresh_units=w.end - w.start - w.repeated,
+                preview=_words_joined(body) if word else None,
             )
         )
-        previous_end = char_end
     return tuple(out)
+
+
+def view_chunks(
+    text: str, params: Params, *, backend: Backend | None = None
+) -> list[dict[str, object]]:
+    """The chunk cards of the ``chunk`` op, as JSON objects: every field the page
+    renders and nothing twice.
+
+    Each is an export chunk without ``text`` and ``preview`` (the page shows
+    ``repeated_prefix + fresh_text``, which is ``text``), plus, in word mode,
+    ``preview_repeated`` and ``preview_fresh`` (the words of each part joined by
+    single spaces) and, in token mode, ``token_breaks``. Call it only for a result
+    under the caps.
+
+    >>> from .params import parse_params
+    >>> params = parse_params(unit="word", size=3, overlap=1)
+    >>> [(c["repeated_prefix"], c["fresh_text"], c["preview_fresh"])
+    ...  for c in view_chunks("a  b c\\nd", params)]
+    [('', 'a  b c', 'a b c'), ('c', '\\nd', 'd')]
+    """
+    seg = segment(text, params, backend=backend)
+    word = params.unit == "word"
+    tokens = seg if isinstance(seg, Tokens) else None
+    out: list[dict[str, object]] = []
+    for w in _windows(seg, params):
+        prefix, fresh = text[w.char_start : w.split], text[w.split : w.char_end]
+        chunk: dict[str, object] = {
+            "index": w.index,
+            "start": w.start,
+            "end": w.end,
+            "char_start": w.char_start,
+            "char_end": w.char_end,
+            "byte_start": w.byte_start,
+            "byte_end": w.byte_end,
+            "repeated_prefix": prefix,
+            "fresh_text": fresh,
+            "repeated_units": w.repeated,
+            "fresh_units": w.end - w.start - w.repeated,
+        }
+        if word:
+            chunk["preview_repeated"] = _words_joined(prefix)
+            chunk["preview_fresh"] = _words_joined(fresh)
+        elif tokens is not None:
+            chunk["token_breaks"] = tokens.breaks(w.start, w.end, char_start=w.char_start)
+        out.append(chunk)
+    return out
 
 
 def _overview(seg: Segmentation, params: Params) -> tuple[tuple[int, int], ...]:
@@ -244,24 +312,29 @@ def chunk_text(
     params: Params,
     *,
     backend: Backend | None = None,
-    view: bool = False,
+    chunks: bool = True,
     overview: bool = False,
 ) -> Report:
-    """Chunk ``text``; ``view`` adds token breaks, ``overview`` the window strip."""
+    """Chunk ``text``; ``chunks=False`` leaves the chunk objects out (the page's view
+    builds its own with :func:`view_chunks`), ``overview`` adds the window strip."""
     input_bytes = check_size(text)
     seg = segment(text, params, backend=backend)
     summary = summarize(
         units=seg.count, params=params, input_bytes=input_bytes, input_chars=len(text)
     )
     capped = _cap(summary, params)
-    chunks = () if capped else _build_chunks(text, seg, params, view=view)
+    built = _build_chunks(text, seg, params) if chunks and not capped else ()
     strip = _overview(seg, params) if overview else ()
-    bounds = check_boundaries(text, seg, size=params.size, overlap=params.overlap)
+    index = sentence_units(text, params, backend=backend)
+    bounds = Boundaries(
+        sentences=len(index.sentences),
+        cut_spans=index.cut(size=params.size, overlap=params.overlap),
+    )
     return Report(
         params=params,
         summary=summary,
         capped=capped,
-        chunks=chunks,
+        chunks=built,
         overview=strip,
         boundaries=bounds,
     )

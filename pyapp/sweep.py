@@ -35,7 +35,7 @@ from typing import Any, Final
 from .boundaries import SentenceUnits
 from .export import number
 from .params import parse_params
-from .report import check_size, segment
+from .report import check_size, segment, sentence_units
 from .windows import processed_units, window_count
 
 __all__ = ["OVERLAP_PERCENTS", "SIZE_FACTORS", "Sweep", "sweep_text"]
@@ -104,7 +104,7 @@ def sweep_text(
     check_size(text)
     seg = segment(text, params)
     units = seg.count
-    index = SentenceUnits.of(text, seg)
+    index = sentence_units(text, params)
     c, o = params.size, params.overlap
 
     percent_given = overlap_mode == "percent" or (

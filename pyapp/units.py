@@ -225,6 +225,8 @@ class Tokens:
         A token that begins inside a character breaks at that character's start;
         repeated offsets are dropped.
         """
+        if self._to_char._ascii:  # a byte per character, and no token is empty
+            return [0, *map(char_start.__rsub__, self._ends[start : end - 1])]
         out: list[int] = []
         for unit in range(start, end):
             offset = self._to_char.floor(self.byte_start(unit)) - char_start

@@ -5,7 +5,8 @@
 // Cards are built by render.js; this module decorates them as they are added
 // (a MutationObserver on the card list), so the card renderer knows nothing of
 // sentences. Offsets: `cut_spans` are code-point offsets into the source, and
-// every card's chunk has `char_start`, `char_end` and its exact `text`.
+// every card's chunk has `char_start`, `char_end` and its exact text, in two
+// parts: `repeated_prefix + fresh_text`.
 //   - character and token mode: the card shows exactly `text`, so the local
 //     range is underlined on the exact characters;
 //   - word mode: the card shows the words joined by single spaces; each word
@@ -47,10 +48,14 @@ function localSpans(spans, cs, ce) {
   return out;
 }
 
+/** The chunk's exact text (the view sends it once, in its two parts). */
+const exactText = (chunk) => chunk.repeated_prefix + chunk.fresh_text;
+
 /** Display ranges (UTF-16, in the card's shown string) for a char/token card. */
 function exactRanges(chunk, local) {
-  const at = cpIndexer(chunk.text);
-  return { shown: chunk.text, ranges: local.map(([a, b]) => [at(a), at(b)]) };
+  const text = exactText(chunk);
+  const at = cpIndexer(text);
+  return { shown: text, ranges: local.map(([a, b]) => [at(a), at(b)]) };
 }
 
 /** Display ranges for a word-mode card, or null when the words cannot be matched honestly. */
@@ -58,15 +63,16 @@ function wordRanges(chunk, local) {
   const rep = chunk.preview_repeated ?? "";
   const fresh = chunk.preview_fresh ?? "";
   const shown = rep && fresh ? `${rep} ${fresh}` : rep + fresh;
-  const at = cpIndexer(chunk.text);
+  const text = exactText(chunk);
+  const at = cpIndexer(text);
   const toCp = new Map(); // UTF-16 index in text -> code point offset
   for (let cp = 0; ; cp += 1) {
     const i = at(cp);
     toCp.set(i, cp);
-    if (i >= chunk.text.length) break;
+    if (i >= text.length) break;
   }
   const words = [];
-  for (const m of chunk.text.matchAll(PY_WORD)) {
+  for (const m of text.matchAll(PY_WORD)) {
     words.push({ word: m[0], a: toCp.get(m.index), b: toCp.get(m.index + m[0].length) });
   }
   if (words.map((w) => w.word).join(" ") !== shown) return null;

@@ -56,10 +56,39 @@ def test_token_view_marks_where_each_token_starts() -> None:
     result = call(op="chunk", text=text, unit="token", size=3, overlap=0)["result"]
     chunk = result["chunks"][0]
     assert chunk["token_breaks"][0] == 0
-    assert all(0 <= b < len(chunk["text"]) for b in chunk["token_breaks"])
+    shown = chunk["repeated_prefix"] + chunk["fresh_text"]
+    assert all(0 <= b < len(shown) for b in chunk["token_breaks"])
     assert result["params"]["encoding"] == "o200k_base"
     assert result["counts"]["tokens"] == result["summary"]["units"]
     assert "preview" not in chunk
+
+
+@pytest.mark.parametrize(
+    ("unit", "extra"),
+    [
+        ("word", ["preview_repeated", "preview_fresh"]),
+        ("char", []),
+        ("token", ["token_breaks"]),
+    ],
+)
+def test_view_chunks_are_the_export_chunks_without_their_text_twice(
+    unit: str, extra: list[str]
+) -> None:
+    text = "Naïve  café 🦜 one.\n\nTwo\tthree four five six seven eight nine ten!"
+    request = {"text": text, "unit": unit, "size": 5, "overlap": 2}
+    view = call(op="chunk", **request)["result"]["chunks"]
+    exported = json.loads(call(op="export", **request)["result"]["json"])["chunks"]
+    assert len(view) == len(exported) > 1
+    for shown, full in zip(view, exported, strict=True):
+        # The page renders repeated_prefix + fresh_text; text and preview would repeat it.
+        lean = {k: v for k, v in full.items() if k not in ("text", "preview")}
+        assert list(shown) == [*lean, *extra]
+        assert {k: shown[k] for k in lean} == lean
+        assert shown["repeated_prefix"] + shown["fresh_text"] == full["text"]
+        assert text[shown["char_start"] : shown["char_end"]] == full["text"]
+        if unit == "word":
+            assert shown["preview_repeated"] == " ".join(shown["repeated_prefix"].split())
+            assert shown["preview_fresh"] == " ".join(shown["fresh_text"].split())
 
 
 def test_a_parrot_split_over_three_tokens_is_widened_to_whole_characters() -> None:
@@ -67,7 +96,8 @@ def test_a_parrot_split_over_three_tokens_is_widened_to_whole_characters() -> No
     # char offsets widen to the whole emoji.
     result = call(op="chunk", text="🦜", unit="token", size=1, overlap=0)["result"]
     spans = [
-        (c["byte_start"], c["byte_end"], c["char_start"], c["char_end"], c["text"])
+        (c["byte_start"], c["byte_end"], c["char_start"], c["char_end"])
+        + (c["repeated_prefix"] + c["fresh_text"],)
         for c in result["chunks"]
     ]
     assert spans == [(0, 2, 0, 1, "🦜"), (2, 3, 0, 1, "🦜"), (3, 4, 0, 1, "🦜")]

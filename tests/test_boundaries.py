@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from pyapp.boundaries import SentenceUnits, check, cut_spans, split_sentences
 from pyapp.params import parse_params
 from pyapp.report import chunk_text, segment
+from pyapp.windows import window_count
 
 TERMINATORS = set(".!?。！？")
 FULL_WIDTH = set("。！？")
@@ -201,6 +202,12 @@ def test_cut_sentences_match_a_brute_force_check_over_the_real_chunks(
     expected = brute_force_cut(text, unit, size, overlap)
     assert index.cut(size=size, overlap=overlap) == expected
     assert index.cut_count(size=size, overlap=overlap) == len(expected)
+    # cut() takes one of two walks by which is shorter; both must agree.
+    windows = window_count(index.units, size=size, overlap=overlap)
+    if windows:
+        stride = size - overlap
+        assert index._cut_each(size=size, stride=stride, windows=windows) == expected
+        assert index._cut_by_window(size=size, stride=stride, windows=windows) == expected
 
 
 def test_a_megabyte_is_checked_in_well_under_a_second_per_configuration() -> None:

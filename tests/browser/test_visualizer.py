@@ -311,10 +311,10 @@ def test_character_mode_keeps_text_exact_with_whitespace_made_visible(app: Any) 
         fresh = cards.nth(i).get_by_test_id("chunk-fresh").text_content()
         assert (rep, fresh) == (chunk["repeated_prefix"], chunk["fresh_text"])
     expect(app.locator("#chunk-list .ws-tab")).to_have_count(
-        sum(c["text"].count("\t") for c in chunks)
+        sum((c["repeated_prefix"] + c["fresh_text"]).count("\t") for c in chunks)
     )
     expect(app.locator("#chunk-list .ws-nl")).to_have_count(
-        sum(c["text"].count("\n") for c in chunks)
+        sum((c["repeated_prefix"] + c["fresh_text"]).count("\n") for c in chunks)
     )
     expect(app.locator("#chunk-list .ws-sp").first).to_be_attached()
     mark = app.locator("#chunk-list .ws-nl").first.evaluate(
