@@ -291,6 +291,25 @@ class SentenceUnits:
 
     def cut_count(self, *, size: int, overlap: int) -> int:
         """How many sentences are cut (as :meth:`cut`, without building the list)."""
+        windows = window_count(self.units, size=size, overlap=overlap)
+        if windows == 0:
+            return len(self.sentences)
+        if windows > len(self.sentences):
+            return self._count_each(size=size, overlap=overlap)
+        stride = size - overlap
+        units, first, last = self.units, self.first, self.last
+        lo = bisect_left(first, 0)
+        cut = lo
+        top = windows - 1
+        for k in range(windows):
+            start = k * stride
+            hi = bisect_left(first, start + stride, lo) if k < top else len(first)
+            cut += hi - bisect_right(last, min(start + size, units) - 1, lo, hi)
+            lo = hi
+        return cut
+
+    def _count_each(self, *, size: int, overlap: int) -> int:
+        """:meth:`cut_count` one sentence at a time (when windows outnumber sentences)."""
         units = self.units
         windows = window_count(units, size=size, overlap=overlap)
         if windows == 0:

@@ -208,6 +208,7 @@ def test_cut_sentences_match_a_brute_force_check_over_the_real_chunks(
         stride = size - overlap
         assert index._cut_each(size=size, stride=stride, windows=windows) == expected
         assert index._cut_by_window(size=size, stride=stride, windows=windows) == expected
+        assert index._count_each(size=size, overlap=overlap) == len(expected)
 
 
 def test_a_megabyte_is_checked_in_well_under_a_second_per_configuration() -> None:
