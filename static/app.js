@@ -9,7 +9,12 @@ import { CardRenderer, renderCapNotice, renderOverview, renderSummary } from "./
 import { engine } from "./start.js"; // started before this module graph loaded
 import { mountTools } from "./tools.js";
 
+// Typing in the text box waits for a pause; an edit of a field (size, overlap,
+// ratio, price) is sent at once: the engine client drops a superseded call's
+// answer and the worker skips a call a newer one of the same purpose replaced,
+// so fast typing costs at most the one computation already running.
 const DEBOUNCE_MS = 150;
+const FIELD_DELAY_MS = 0;
 
 // The preset tokens-per-unit, for display in the field only (the engine applies
 // the preset itself when it receives `tokens_per_unit: null`).
@@ -183,9 +188,21 @@ function buildRequest(op) {
 
 // ---------------------------------------------------------------- compute
 
+let queued = false;
+
+/** Computes after `delay` ms of quiet; with 0, at the end of this task (before the page renders). */
 function schedule(delay = DEBOUNCE_MS) {
   clearTimeout(timer);
-  timer = setTimeout(compute, delay);
+  if (delay > 0) {
+    timer = setTimeout(compute, delay);
+    return;
+  }
+  if (queued) return; // several edits in one task: one call
+  queued = true;
+  queueMicrotask(() => {
+    queued = false;
+    compute();
+  });
 }
 
 async function compute() {
@@ -355,7 +372,7 @@ function goToCard(index) {
 
 // ---------------------------------------------------------------- events
 
-function onSettingsEdited({ delay = DEBOUNCE_MS } = {}) {
+function onSettingsEdited({ delay = FIELD_DELAY_MS } = {}) {
   saveHash();
   schedule(delay);
 }
@@ -396,7 +413,7 @@ ui.tpuReset.addEventListener("click", () => {
   settings.tpu = null;
   applyUnit();
   ui.tpu.focus();
-  onSettingsEdited({ delay: 0 });
+  onSettingsEdited();
 });
 
 ui.encoding.addEventListener("change", () => {

@@ -22,8 +22,11 @@ import * as fmt from "./format.js";
 // it lacks \x1c-\x1f and \x85 and adds \ufeff).
 const PY_WORD = /[^\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/gu;
 
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 /** UTF-16 index in `s` of each code-point offset in `cps` (any order). */
 function cpIndexer(s) {
+  if (!SURROGATE.test(s)) return (cp) => Math.max(0, Math.min(cp, s.length)); // one unit per code point
   const at = [0];
   for (let i = 0; i < s.length; ) {
     i += s.codePointAt(i) > 0xffff ? 2 : 1;
@@ -65,11 +68,14 @@ function wordRanges(chunk, local) {
   const shown = rep && fresh ? `${rep} ${fresh}` : rep + fresh;
   const text = exactText(chunk);
   const at = cpIndexer(text);
-  const toCp = new Map(); // UTF-16 index in text -> code point offset
-  for (let cp = 0; ; cp += 1) {
-    const i = at(cp);
-    toCp.set(i, cp);
-    if (i >= text.length) break;
+  let toCp = { get: (i) => i }; // UTF-16 index in text -> code point offset
+  if (SURROGATE.test(text)) {
+    toCp = new Map();
+    for (let cp = 0; ; cp += 1) {
+      const i = at(cp);
+      toCp.set(i, cp);
+      if (i >= text.length) break;
+    }
   }
   const words = [];
   for (const m of text.matchAll(PY_WORD)) {

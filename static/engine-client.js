@@ -77,6 +77,8 @@ export class Engine {
     this._pending = new Map();
     /** @type {Map<string, number>} newest id per purpose */
     this._newest = new Map();
+    /** @type {Map<string, string>} JSON text of the last few long request texts */
+    this._textJson = new Map();
     this._fatal = null;
     this._busy = false;
     this.state = "idle";
@@ -145,9 +147,27 @@ export class Engine {
     });
     this._busyChanged();
     /** @type {PageMessage} */
-    const message = { type: "call", id, purpose, request: JSON.stringify(request) };
+    const message = { type: "call", id, purpose, request: this._requestJson(request) };
     this._worker?.postMessage(message);
     return promise;
+  }
+
+  /**
+   * The request as JSON text. The text of the last few requests is encoded once
+   * (the page sends the same megabyte on every edit of a field), and the request
+   * is written as `{"text": <that>, ...the other members}`: the same JSON value.
+   */
+  _requestJson(request) {
+    if (typeof request.text !== "string" || request.text.length < 4096) return JSON.stringify(request);
+    const { text, ...rest } = request;
+    let encoded = this._textJson.get(text);
+    if (encoded === undefined) {
+      encoded = JSON.stringify(text);
+      this._textJson.set(text, encoded);
+      if (this._textJson.size > 2) this._textJson.delete(this._textJson.keys().next().value);
+    }
+    const others = JSON.stringify(rest);
+    return `{"text":${encoded}${others === "{}" ? "" : `,${others.slice(1, -1)}`}}`;
   }
 
   /** Stops the worker; pending calls resolve to null. */
@@ -177,6 +197,13 @@ export class Engine {
         this._fail(message.stage, message.message);
         break;
       case "result": {
+        // When the newest answer of each purpose reached the page (for profilers
+        // and the benchmark): what follows is parsing and rendering.
+        const purpose = this._pending.get(message.id)?.purpose;
+        if (purpose !== undefined) {
+          performance.clearMarks(`engine:answer:${purpose}`);
+          performance.mark(`engine:answer:${purpose}`);
+        }
         let response;
         try {
           response = JSON.parse(message.response);

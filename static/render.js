@@ -230,59 +230,93 @@ export function chunkCard(chunk, total, unit, showBreaks) {
   return li;
 }
 
+/** A macrotask turn without waiting for a frame (setTimeout may be clamped to 4 ms). */
+function yieldTask() {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => resolve();
+    channel.port2.postMessage(null);
+  });
+}
+
 /**
- * Renders cards a frame at a time so a large result never blocks typing.
- * `render()` starts over (cancelling a render in progress); `ensure(i)`
- * synchronously renders up to card i, for click-to-card.
+ * Renders the cards without blocking the page and with as few layouts as possible.
+ *
+ * `render()` starts over (cancelling a render in progress): it puts the first
+ * cards (the ones a screen shows) in the list at once, then builds the rest
+ * off-document in short slices, one task each (no layout happens meanwhile, since
+ * nothing on the page changes), and adds them in one append, so the page lays
+ * out twice, not once per slice. `ensure(i)` finishes the render at once, for
+ * click-to-card. `list.dataset.rendered` is "true" when every card is in.
  */
 export class CardRenderer {
+  static FIRST = 12; // cards put in at once: more than a screen holds
+  static SLICE_MS = 8; // building time per task for the rest
+
   constructor(list) {
     this.list = list;
     this.chunks = [];
     this.next = 0;
-    this.frame = 0;
+    this.pending = null; // the cards built off-document, not yet in the list
+    this.generation = 0;
     this.unit = "word";
     this.showBreaks = false;
   }
 
   render(chunks, unit, showBreaks) {
-    cancelAnimationFrame(this.frame);
+    this.generation += 1;
     this.chunks = chunks;
     this.unit = unit;
     this.showBreaks = showBreaks;
     this.next = 0;
-    this.list.replaceChildren();
-    this.list.dataset.rendered = "false";
-    this.step();
-  }
-
-  step() {
-    const started = performance.now();
-    const frag = document.createDocumentFragment();
-    while (this.next < this.chunks.length) {
-      frag.append(chunkCard(this.chunks[this.next], this.chunks.length, this.unit, this.showBreaks));
-      this.next += 1;
-      if (performance.now() - started > 8) break;
-    }
-    this.list.append(frag);
-    if (this.next < this.chunks.length) {
-      this.frame = requestAnimationFrame(() => this.step());
+    this.pending = document.createDocumentFragment();
+    const first = this.build(Math.min(chunks.length, CardRenderer.FIRST));
+    this.list.replaceChildren(first);
+    if (this.next < chunks.length) {
+      this.list.dataset.rendered = "false";
+      this.rest(this.generation);
     } else {
+      this.pending = null;
       this.list.dataset.rendered = "true";
     }
   }
 
-  ensure(index) {
-    if (index < this.next) return;
-    cancelAnimationFrame(this.frame);
+  /** Cards next..upto-1, in a new fragment. */
+  build(upto) {
     const frag = document.createDocumentFragment();
-    while (this.next <= index && this.next < this.chunks.length) {
+    while (this.next < upto) {
       frag.append(chunkCard(this.chunks[this.next], this.chunks.length, this.unit, this.showBreaks));
       this.next += 1;
     }
-    this.list.append(frag);
-    if (this.next < this.chunks.length) this.frame = requestAnimationFrame(() => this.step());
-    else this.list.dataset.rendered = "true";
+    return frag;
+  }
+
+  async rest(generation) {
+    while (this.next < this.chunks.length) {
+      await yieldTask();
+      if (generation !== this.generation) return; // a newer render started
+      const began = performance.now();
+      while (this.next < this.chunks.length && performance.now() - began < CardRenderer.SLICE_MS) {
+        this.pending.append(chunkCard(this.chunks[this.next], this.chunks.length, this.unit, this.showBreaks));
+        this.next += 1;
+      }
+    }
+    this.flush();
+  }
+
+  /** Puts the cards built so far into the list. */
+  flush() {
+    if (this.pending === null) return;
+    this.list.append(this.pending);
+    this.pending = null;
+    this.list.dataset.rendered = "true";
+  }
+
+  ensure(index) {
+    if (this.pending === null || index < this.next - this.pending.childNodes.length) return;
+    this.generation += 1; // the slices stop; the rest is built now
+    this.pending.append(this.build(this.chunks.length));
+    this.flush();
   }
 
   clear() {
