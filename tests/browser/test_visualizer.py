@@ -595,6 +595,15 @@ def test_screenshots_at_desktop_and_phone_width(
 
 
 def test_256_cards_of_4_kb_render_without_blocking_the_page(app: Any) -> None:
+    """The first screenful goes in on its own task, and the page gets a turn before the rest.
+
+    Structural, not timed (the longest main-thread task is a benchmark row,
+    ``bench/bench_site.py``; a timed assertion here measured 96-197 ms on a shared
+    2-core box). When the first card of the result is in the list, a task is posted at
+    user-blocking priority, the priority Chromium gives input such as a click or a key:
+    it must run while the last card does not exist yet. A render that lays out all 256
+    cards in one task (even in several microtask steps) fails this.
+    """
     # Under the 200,000-unit cap, word mode is where cards get biggest:
     # 256 chunks of 780 words, about 4 KB each, about 1 MB in all.
     words = ["over", "lazy", "dogs", "jump", "past", "many", "more", "such", "long", "text"]
@@ -603,12 +612,19 @@ def test_256_cards_of_4_kb_render_without_blocking_the_page(app: Any) -> None:
     configure(app, unit="word", size="780", overlap="0")
     app.evaluate(
         """() => {
-          window.__longest = 0;
-          new PerformanceObserver((list) => {
-            for (const entry of list.getEntries()) {
-              window.__longest = Math.max(window.__longest, entry.duration);
-            }
-          }).observe({ type: "longtask" });
+          const list = document.getElementById("chunk-list");
+          const seen = { first: null, between: null, batches: [] };
+          window.__cards = seen;
+          new MutationObserver(() => {
+            const head = list.firstElementChild;
+            if (!head || head.getAttribute("aria-label") !== "Chunk 1 of 256") return;
+            const count = list.children.length;
+            seen.batches.push(count);
+            if (seen.first !== null) return;
+            seen.first = count;
+            scheduler.postTask(() => { seen.between = list.children.length; },
+                               { priority: "user-blocking" });
+          }).observe(list, { childList: true });
         }"""
     )
     # Paste: set the value and fire the input event (Playwright's fill types a
@@ -620,16 +636,13 @@ def test_256_cards_of_4_kb_render_without_blocking_the_page(app: Any) -> None:
     expect_figure(app, "chunks", "256", "256")
     all_rendered(app)
     expect(app.get_by_test_id("chunk")).to_have_count(256)
+    seen = app.evaluate("() => window.__cards")
+    print(f"cards in the list as each batch went in: {seen}")
+    # The first screenful went in before the last card existed...
+    assert seen["first"] is not None and 1 <= seen["first"] < 256, seen
+    # ...and a task with an input's priority ran in between: the page was not blocked.
+    assert seen["between"] is not None and seen["between"] < 256, seen
+    assert seen["batches"][-1] == 256, seen
     # Typing into another field still works at once while the page holds 1 MB of cards.
     app.get_by_test_id("price-input").fill("3")
     expect(app.get_by_test_id("price-input")).to_have_value("3")
-    longest = app.evaluate("() => window.__longest")
-    # The observer does see long tasks: a deliberate 120 ms one shows up.
-    app.evaluate(
-        "() => setTimeout(() => {"
-        " const t = performance.now(); while (performance.now() - t < 120); }, 0)"
-    )
-    app.wait_for_timeout(400)
-    assert app.evaluate("() => window.__longest") >= 100
-    print(f"longest main-thread task while rendering 256 cards: {longest:.0f} ms")
-    assert longest < 200, f"a main-thread task took {longest:.0f} ms while rendering the cards"
