@@ -37,11 +37,11 @@ from .export import (
     summary_json,
 )
 from .params import DEFAULT_ENCODING, ENCODINGS, Params, parse_params
-from .report import Report, check_size, chunk_text, view_chunks
+from .report import MAX_BYTES, Report, chunk_text, view_chunks
 from .sizing import size_index
 from .sweep import sweep_text
 from .tokenizers import get_tokenizer
-from .units import word_count
+from .units import utf8_length, word_count
 
 __all__ = ["handle"]
 
@@ -78,20 +78,18 @@ def _words(text: str) -> int:
 
 
 def _counts(text: str, *, tokens: int | None) -> JSON:
-    return {
-        "bytes": check_size(text),
-        "chars": len(text),
-        "words": _words(text),
-        "tokens": tokens,
-    }
+    size = utf8_length(text)
+    counts: JSON = {"bytes": size, "chars": len(text), "words": _words(text), "tokens": tokens}
+    if size > MAX_BYTES:  # counted all the same, so the page shows the real size
+        counts["over_limit"] = True
+    return counts
 
 
 def _op_counts(request: JSON) -> JSON:
     text = _text(request)
     unit = request.get("unit", "word")
     tokens: int | None = None
-    if unit == "token":
-        check_size(text)
+    if unit == "token" and utf8_length(text) <= MAX_BYTES:
         params = parse_params(unit="token", encoding=request.get("encoding"), size=1)
         tokens = chunk_text(text, params).summary.units
     return _counts(text, tokens=tokens)

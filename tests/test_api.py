@@ -192,3 +192,18 @@ def test_empty_text_gives_zero_chunks_and_null_ratios() -> None:
     assert result["summary"]["extra_volume"] is None
     assert result["summary"]["inflation"] is None
     assert result["derivation"]["inflation"]["value"] is None
+
+
+def test_counts_over_one_megabyte_still_say_the_real_size_with_a_flag() -> None:
+    # The page shows these under the text box next to the refusal, never stale figures.
+    big = "é" * 500_001  # 1,000,002 bytes
+    for unit in ("word", "token"):
+        assert call(op="counts", text=big, unit=unit)["result"] == {
+            "bytes": 1_000_002,
+            "chars": 500_001,
+            "words": 1,
+            "tokens": None,
+            "over_limit": True,
+        }
+    assert "over_limit" not in call(op="counts", text="x" * 1_000_000)["result"]
+    assert call(op="chunk", text=big, size=4)["error"]["field"] == "text"

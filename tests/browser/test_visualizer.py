@@ -441,6 +441,12 @@ def test_text_over_one_million_bytes_is_refused_with_its_size_and_the_limit(app:
     expect(error).to_contain_text("1,000,002 bytes")
     expect(error).to_contain_text("1,000,000")
     expect_figure(app, "chunks", "3", "3")
+    # The live counts under the text box are the new text's, not the last good one's.
+    bytes_count = app.get_by_test_id("count-bytes")
+    expect(bytes_count).to_have_attribute("data-value", "1000002", timeout=20_000)
+    expect(bytes_count).to_have_text("1,000,002")
+    expect(app.get_by_test_id("count-chars")).to_have_text("500,001")
+    expect(app.get_by_test_id("count-words")).to_have_text("1")
 
 
 def test_over_256_chunks_the_summary_stays_and_a_cap_notice_replaces_cards(app: Any) -> None:
