@@ -37,6 +37,7 @@ from .export import (
     summary_json,
 )
 from .params import DEFAULT_ENCODING, ENCODINGS, Params, parse_params
+from .remedies import with_remedies
 from .report import MAX_BYTES, Report, chunk_text, view_chunks
 from .sizing import size_index
 from .sweep import sweep_text
@@ -105,7 +106,7 @@ def _op_chunk(request: JSON) -> JSON:
         "params": params_json(report),
         "summary": summary_json(report.summary),
         "derivation": derive(report.summary, params),
-        "capped": cap_json(report.capped),
+        "capped": with_remedies(cap_json(report.capped), report.summary.units, params),
         "boundaries": boundaries_json(report.boundaries),
         "chunks": chunks,
         "counts": _counts(text, tokens=tokens),

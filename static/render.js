@@ -349,8 +349,22 @@ export function renderCapNotice(node, capped, unit) {
     document.createTextNode(say(capped.value, capped.limit, unit)),
     document.createTextNode(
       " The summary above is exact; the chunk cards and the JSON download are left out. " +
-      "To bring it under the cap, use a larger chunk size, less overlap, or a shorter text.",
+      capRemedies(capped.remedies, unit),
     ),
   );
   node.hidden = false;
+}
+
+/** The engine's figures for what brings it under the caps, as one sentence. */
+function capRemedies(r, unit) {
+  if (!r) return "To bring it under the cap, use a larger chunk size, less overlap, or a shorter text.";
+  const ways = [];
+  if (r.size !== null) ways.push(`a chunk size of ${fmt.integer(r.size)} or more at this overlap`);
+  if (r.overlap_zero) ways.push("overlap 0 at this size");
+  ways.push(`a text of at most ${fmt.unitCount(r.max_units, unit)} at these settings`);
+  const tail = [
+    r.size === null ? " No chunk size is enough: every size processes the whole text." : "",
+    r.overlap_zero === false ? " Overlap 0 alone would not be enough at this size." : "",
+  ].join("");
+  return `To bring it under the caps, use ${ways.join(", or ")}.${tail}`;
 }

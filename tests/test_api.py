@@ -168,7 +168,12 @@ def test_exactly_one_megabyte_is_accepted() -> None:
 
 def test_over_the_chunk_cap_the_summary_stays_and_the_chunks_go() -> None:
     result = call(op="chunk", text="w " * 300, size=1, overlap=0)["result"]
-    assert result["capped"] == {"cap": "chunks", "value": 300, "limit": 256}
+    assert result["capped"] == {
+        "cap": "chunks",
+        "value": 300,
+        "limit": 256,
+        "remedies": {"size": 2, "overlap_zero": None, "max_units": 256},  # view only
+    }
     assert result["chunks"] == []
     assert result["summary"]["chunks"] == 300
     assert len(result["overview"]["windows"]) == 300
@@ -176,7 +181,12 @@ def test_over_the_chunk_cap_the_summary_stays_and_the_chunks_go() -> None:
 
 def test_over_the_processed_unit_cap_the_summary_stays_and_the_chunks_go() -> None:
     result = call(op="chunk", text="x" * 250_000, unit="char", size=5000, overlap=0)["result"]
-    assert result["capped"] == {"cap": "processed_units", "value": 250_000, "limit": 200_000}
+    assert result["capped"] == {
+        "cap": "processed_units",
+        "value": 250_000,
+        "limit": 200_000,
+        "remedies": {"size": None, "overlap_zero": None, "max_units": 200_000},  # view only
+    }
     assert result["chunks"] == []
 
 

@@ -60,6 +60,7 @@ MODULES = [
     "pyapp.errors",
     "pyapp.export",
     "pyapp.params",
+    "pyapp.remedies",
     "pyapp.report",
     "pyapp.tokenizers",
     "pyapp.units",

@@ -456,10 +456,22 @@ def test_over_256_chunks_the_summary_stays_and_a_cap_notice_replaces_cards(app: 
     notice = app.get_by_test_id("cap-notice")
     expect(notice).to_be_visible()
     expect(notice).to_have_attribute("data-cap", "chunks")
-    for words in ("300 chunks", "256", "larger chunk size", "less overlap", "shorter text"):
+    for words in ("300 chunks", "256", "a chunk size of 2 or more", "at most 256 words"):
         expect(notice).to_contain_text(words)
+    expect(notice).not_to_contain_text("overlap 0")  # the overlap is 0 already
     expect(app.get_by_test_id("chunk")).to_have_count(0)
     expect(app.get_by_test_id("download-json")).to_be_hidden()
+    # With overlap, the notice says whether overlap 0 alone would do (the engine's figures).
+    configure(app, size="2", overlap="1")
+    assert native("chunk", text=text, size=2, overlap=1)["capped"]["remedies"] == {
+        "size": 3,
+        "overlap_zero": True,
+        "max_units": 257,
+    }
+    expect(notice).to_contain_text("299 chunks")
+    for words in ("a chunk size of 3 or more at this overlap", "overlap 0 at this size", "257"):
+        expect(notice).to_contain_text(words)
+    configure(app, overlap="0")
     # Back under the cap: cards and download return.
     configure(app, size="2")
     expect(notice).to_be_hidden()
@@ -475,6 +487,8 @@ def test_over_200000_processed_units_a_cap_notice_names_that_cap(app: Any) -> No
     expect(notice).to_have_attribute("data-cap", "processed_units")
     expect(notice).to_contain_text("200,001")
     expect(notice).to_contain_text("200,000")
+    expect(notice).to_contain_text("at most 200,000 characters")
+    expect(notice).to_contain_text("No chunk size is enough")
     expect(app.get_by_test_id("chunk")).to_have_count(0)
 
 
