@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import InputError
+from .errors import InputError, field_name
 from .params import _parse_whole
 from .sizing import Derivation
 
@@ -125,7 +125,9 @@ class Budget:
 def _whole(field: str, value: object, *, least: int, what: str) -> int:
     whole = _parse_whole(field, value, what=what)
     if whole < least:
-        raise InputError(field, f"{field} must be at least {least}, got {whole}: enter {what}")
+        raise InputError(
+            field, f"{field_name(field)} must be at least {least}, got {whole}: enter {what}"
+        )
     return whole
 
 

@@ -3,7 +3,32 @@ that cannot load says why, and nothing falls back silently."""
 
 from __future__ import annotations
 
-__all__ = ["EngineError", "InputError", "TokenizerError"]
+__all__ = ["FIELD_NAMES", "EngineError", "InputError", "TokenizerError", "field_name"]
+
+#: How a message names a field for people, where its name is not plain words
+#: (``field`` itself stays the API's name: the page keys on it).
+FIELD_NAMES: dict[str, str] = {
+    "tokens_per_unit": "tokens per unit",
+    "price_per_million": "price per million tokens",
+    "overlap_mode": "overlap mode",
+    "avg_tokens": "average document length",
+    "top_k": "top-k",
+    "budget": "context budget",
+    "dim": "embedding dimension",
+    "bytes_per_value": "bytes per value",
+    "window": "context window",
+    "system": "system prompt",
+    "answer": "reserved answer",
+}
+
+
+def field_name(field: str) -> str:
+    """The field in words, for messages.
+
+    >>> field_name("price_per_million"), field_name("size")
+    ('price per million tokens', 'size')
+    """
+    return FIELD_NAMES.get(field, field)
 
 
 class EngineError(Exception):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final, Literal
 
-from .errors import InputError
+from .errors import InputError, field_name
 
 __all__ = [
     "DEFAULT_ENCODING",
@@ -69,33 +69,37 @@ def _describe(value: object) -> str:
 
 def _parse_number(field: str, value: object, *, what: str) -> Fraction:
     """An exact non-negative-agnostic number from a JSON number or a typed string."""
-    if isinstance(value, bool) or value is None:
-        raise InputError(field, f"{field} is missing: enter {what}")
+    name = field_name(field)
+    if value is None:
+        raise InputError(field, f"{name} is missing: enter {what}")
+    if isinstance(value, bool):
+        raise InputError(field, f"{name} must be a number, got {str(value).lower()}: enter {what}")
     if isinstance(value, int):
         return Fraction(value)
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise InputError(field, f"{field} must be a finite number: enter {what}")
+            raise InputError(field, f"{name} must be a finite number: enter {what}")
         return Fraction(repr(value))
     if isinstance(value, str):
         text = value.strip()
         if not text:
-            raise InputError(field, f"{field} is empty: enter {what}")
+            raise InputError(field, f"{name} is empty: enter {what}")
         try:
             number = Fraction(text)
         except (ValueError, ZeroDivisionError):
             raise InputError(
-                field, f"{field} must be a number, got {_describe(value)}: enter {what}"
+                field, f"{name} must be a number, got {_describe(value)}: enter {what}"
             ) from None
         return number
-    raise InputError(field, f"{field} must be a number, got {type(value).__name__}: enter {what}")
+    raise InputError(field, f"{name} must be a number, got {type(value).__name__}: enter {what}")
 
 
 def _parse_whole(field: str, value: object, *, what: str) -> int:
     number = _parse_number(field, value, what=what)
     if number.denominator != 1:
         raise InputError(
-            field, f"{field} must be a whole number, got {_describe(value)}: enter {what}"
+            field,
+            f"{field_name(field)} must be a whole number, got {_describe(value)}: enter {what}",
         )
     return int(number)
 
@@ -205,7 +209,7 @@ def parse_params(
         tpu = _parse_number("tokens_per_unit", tokens_per_unit, what="a ratio of 0 or more")
         if tpu < 0:
             raise InputError(
-                "tokens_per_unit", f"tokens_per_unit must not be negative, got {tpu}: use 0 or more"
+                "tokens_per_unit", f"tokens per unit must not be negative, got {tpu}: use 0 or more"
             )
 
     price = _parse_number(
@@ -214,7 +218,7 @@ def parse_params(
     if price < 0:
         raise InputError(
             "price_per_million",
-            f"price_per_million must not be negative, got {price}: use 0 or more",
+            f"price per million tokens must not be negative, got {price}: use 0 or more",
         )
 
     return Params(

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .errors import InputError
+from .errors import InputError, field_name
 from .export import number
 from .params import _parse_number, _parse_whole, parse_params
 
@@ -292,7 +292,9 @@ class Sizing:
 def _positive_whole(field: str, value: object, *, what: str) -> int:
     whole = _parse_whole(field, value, what=what)
     if whole < 1:
-        raise InputError(field, f"{field} must be at least 1, got {whole}: enter {what}")
+        raise InputError(
+            field, f"{field_name(field)} must be at least 1, got {whole}: enter {what}"
+        )
     return whole
 
 
@@ -328,7 +330,8 @@ def size_index(
     avg = _parse_number("avg_tokens", avg_tokens, what=what_avg)
     if avg <= 0:
         raise InputError(
-            "avg_tokens", f"avg_tokens must be above 0, got {_show(avg)}: enter {what_avg}"
+            "avg_tokens",
+            f"average document length must be above 0, got {_show(avg)}: enter {what_avg}",
         )
     params = parse_params(unit="token", size=size, overlap=overlap, overlap_mode=overlap_mode)
     percent: Fraction | None = None
@@ -345,7 +348,7 @@ def size_index(
     if bpv <= 0:
         raise InputError(
             "bytes_per_value",
-            f"bytes_per_value must be above 0, got {_show(bpv)}: enter {what_bpv}",
+            f"bytes per value must be above 0, got {_show(bpv)}: enter {what_bpv}",
         )
     return Sizing(
         documents=n_docs,

@@ -410,8 +410,8 @@ def test_errors_show_next_to_the_field_and_keep_the_last_result(app: Any) -> Non
         ("size", "0", "size", "size"),
         ("size", "four", "size", "must be a number"),
         ("overlap", "x", "overlap", "must be a number"),
-        ("price", "free", "price_per_million", "must be a number"),
-        ("tpu", "lots", "tokens_per_unit", "must be a number"),
+        ("price", "free", "price_per_million", "price per million tokens must be a number"),
+        ("tpu", "lots", "tokens_per_unit", "tokens per unit must be a number"),
     ]
     for control, value, field, message in cases:
         configure(app, **{control: value})
