@@ -12,6 +12,7 @@ to change, and exit status 2; never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -26,6 +27,13 @@ __all__ = ["COMMANDS", "Parser", "build_parser", "main"]
 COMMANDS: list[ModuleType] = [chunk, size, budget, sweep, corpus]
 
 EXIT_BAD_INPUT = 2
+
+#: The exit status after the reader of stdout went away (``| head``): a quiet exit,
+#: as if killed by SIGPIPE, which is what Unix tools do.
+EXIT_BROKEN_PIPE = 128 + 13
+
+#: The flag that sets an API field, where it is not ``--`` + the field with dashes.
+FLAG_FOR_FIELD = {"price_per_million": "--price", "overlap_mode": "--overlap"}
 
 
 class Parser(argparse.ArgumentParser):
@@ -43,12 +51,53 @@ def build_parser() -> Parser:
     return parser
 
 
+def flag_for(parser: argparse.ArgumentParser, command: str, field: str | None) -> str | None:
+    """The ``command``'s flag that sets ``field`` (an :class:`EngineError`'s), if it has one.
+
+    >>> parser = build_parser()
+    >>> flag_for(parser, "chunk", "price_per_million"), flag_for(parser, "size", "top_k")
+    ('--price', '--top-k')
+    >>> flag_for(parser, "chunk", "text") is None
+    True
+    """
+    if field is None:
+        return None
+    flag = FLAG_FOR_FIELD.get(field, "--" + field.replace("_", "-"))
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            sub = action.choices.get(command)
+            if sub is not None and flag in sub._option_string_actions:
+                return flag
+    return None
+
+
+def _quiet_stdout() -> None:
+    """Points stdout at /dev/null, so the flush at exit cannot fail a second time."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         status: int = args.run(args)
+        sys.stdout.flush()
     except EngineError as exc:
-        print(f"{parser.prog} {args.command}: {exc.message}", file=sys.stderr)
+        flag = flag_for(parser, args.command, exc.field)
+        say = exc.message if flag is None or flag in exc.message else f"{flag}: {exc.message}"
+        print(f"{parser.prog} {args.command}: {say}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        if exc.filename is not None:  # a file the command opened (commands catch most)
+            say = f"cannot use {exc.filename} ({why}): check the path"
+        else:  # writing stdout: a full disk, /dev/full, a closed descriptor
+            _quiet_stdout()
+            say = f"cannot write the output ({why}): check where stdout goes"
+        print(f"{parser.prog} {args.command}: {say}", file=sys.stderr)
         return EXIT_BAD_INPUT
     return status

@@ -72,7 +72,16 @@ def test_no_caps_lifts_the_chunk_cap() -> None:
         (["chunk", "--size", "4", "--unit", "line"], TEN_WORDS, "invalid choice"),
         (["chunk", "--size", "4", "--encoding", "gpt2"], TEN_WORDS, "invalid choice"),
         (["chunk", "--size", "4", "--bogus"], TEN_WORDS, "unrecognized arguments"),
-        (["chunk", "--size", "4", "--tokens-per-unit", "-1"], TEN_WORDS, "not be negative"),
+        (
+            ["chunk", "--size", "4", "--tokens-per-unit", "-1"],
+            TEN_WORDS,
+            "chunk: --tokens-per-unit: tokens per unit must not be negative",
+        ),
+        (
+            ["chunk", "--size", "4", "--price", "free"],
+            TEN_WORDS,
+            "--price: price per million tokens must be a number, got 'free'",
+        ),
         (["chunk", "--size", "4"], b"caf\xe9", "not UTF-8 (byte 0xe9 at offset 3)"),
         (["chunk", "/no/such/file.txt", "--size", "4"], b"", "check the path"),
         (["chunk", "--size", "4"], b"x" * 1_000_001, "over the 1,000,000-byte limit"),
@@ -90,3 +99,41 @@ def test_bad_input_is_one_line_on_stderr_with_exit_two_and_no_traceback(
     assert stderr.count("\n") == 1 and stderr.endswith("\n")
     assert fragment in stderr
     assert "Traceback" not in stderr
+
+
+# ---- stdout that cannot be written ---------------------------------------------------
+
+BIG = b"one two three " * 40_000  # 560 KB: several MB of JSON at size 4, no caps
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_disk_on_stdout_is_one_line_and_exit_two() -> None:
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "pyapp", "chunk", "-", "--size", "4"],
+            input=TEN_WORDS,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            check=False,
+        )
+    stderr = done.stderr.decode()
+    assert done.returncode == 2
+    assert stderr.count("\n") == 1 and "cannot write the output (No space left" in stderr
+    assert "Traceback" not in stderr
+
+
+def test_a_reader_that_stops_early_ends_the_output_quietly() -> None:
+    """``python -m pyapp chunk ... | head``: no traceback, the status of a SIGPIPE."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pyapp", "chunk", "-", "--size", "4", "--no-caps"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(BIG)
+    process.stdin.close()
+    assert process.stdout.read(10) == b'{\n  "schem'
+    process.stdout.close()
+    assert process.wait(timeout=60) == 141
+    assert process.stderr is not None and process.stderr.read() == b""

@@ -78,6 +78,7 @@ def test_corpus_prints_totals_and_notes_uncounted_files_on_stderr(tmp_path: Path
         ("sweep", "-", "--size", "4", "--overlap", "100%"),
         ("corpus", ".", "--size", "0"),
         ("corpus", ".", "--workers", "0"),
+        ("corpus", "/no/such/folder"),  # nothing at all could be counted
     ],
 )
 def test_bad_input_is_one_stderr_line_and_exit_2_without_a_traceback(args: tuple[str, ...]) -> None:

@@ -56,6 +56,7 @@ def test_token_char_offsets_round_down_at_the_start_and_up_at_the_end() -> None:
 MODULES = [
     "pyapp._bpe",
     "pyapp.api",
+    "pyapp.cli",
     "pyapp.derivation",
     "pyapp.errors",
     "pyapp.export",

@@ -73,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
         caps=not args.no_caps,
     )
     report = chunk_text(read_text(args.file), params)
-    sys.stdout.buffer.write(dumps(report).encode("utf-8"))
+    out = memoryview(dumps(report).encode("utf-8"))
+    while out:  # one large write to a pipe can be cut short without an error: go on
+        out = out[sys.stdout.buffer.write(out) :]
     sys.stdout.flush()
     return 0

@@ -63,6 +63,22 @@ def run(args: argparse.Namespace) -> int:
     totals = count_corpus(
         args.paths, params, workers=args.workers, progress=False if args.no_progress else None
     )
+    if totals.documents == 0:
+        from ..errors import InputError
+
+        if totals.errors:
+            path, line, reason = totals.errors[0]
+            where = path if line is None else f"{path} line {line}"
+            more = totals.errors_total - 1
+            also = f" (and {more} more)" if more else ""
+            raise InputError(
+                "paths", f"nothing could be counted: {where}: {reason}{also}: check the paths"
+            )
+        raise InputError(
+            "paths",
+            "no documents found (.txt or .md files, or JSONL lines with a text field):"
+            " check the paths",
+        )
     sys.stdout.write(json.dumps(totals.to_json(params), ensure_ascii=False, indent=2) + "\n")
     if totals.errors_total:
         print(
