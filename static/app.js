@@ -400,7 +400,7 @@ ui.tpu.addEventListener("input", () => {
   ui.tpu.dataset.mode = settings.tpu === null ? "preset" : "custom";
   ui.tpuReset.hidden = settings.tpu === null;
   if (settings.tpu !== null) {
-    ui.tpuHint.textContent = `Your ratio: tokens per ${fmt.unitSingular(settings.unit)}. It stays when you change the unit.`;
+    ui.tpuHint.textContent = `Your ratio: ${settings.tpu.trim()} tokens per ${fmt.unitSingular(settings.unit)}. It stays when you change the unit.`;
   }
   onSettingsEdited();
 });

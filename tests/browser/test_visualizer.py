@@ -236,8 +236,11 @@ def test_a_custom_ratio_survives_a_unit_change(app: Any) -> None:
     tpu = app.get_by_test_id("tokens-per-unit-input")
     configure(app, text=TEN_WORDS, unit="word", size="4", overlap="1", tpu="2")
     expect_figure(app, "tokens", "24", "24")
+    hint = app.get_by_test_id("tokens-per-unit-hint")
+    expect(hint).to_contain_text("Your ratio: 2 tokens per word.")  # as typed, value included
     configure(app, unit="char")
     expect(tpu).to_have_value("2")
+    expect(hint).to_contain_text("Your ratio: 2 tokens per character.")
     expect(tpu).to_have_attribute("data-mode", "custom")
     processed = native("chunk", text=TEN_WORDS, unit="char", size=4, overlap=1)["summary"][
         "processed_units"
