@@ -588,10 +588,20 @@ def test_screenshots_at_desktop_and_phone_width(
     context = browser.new_context(
         viewport={"width": width, "height": 900}, color_scheme=scheme, device_scale_factor=1
     )
+    problems: list[str] = []  # this context's own page errors and console errors
     try:
         page = context.new_page()
-        page.on("pageerror", lambda error: session.page_errors.append(str(error)))
+        page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+        page.on(
+            "console",
+            lambda msg: (
+                problems.append(f"console {msg.type}: {msg.text}") if msg.type == "error" else None
+            ),
+        )
         open_ready(page, f"{site_url}#unit=char&size=60&overlap=15&om=units&enc=o200k_base&price=1")
+        # Dark-mode aware: the page's own colours follow the colour scheme.
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert background == {"light": "rgb(246, 246, 243)", "dark": "rgb(20, 21, 24)"}[scheme]
         text = (
             "Fixed windows cut text without looking at it.\n\n"
             "\tOverlap repeats the end of each chunk at the start of the next,  \n"
@@ -603,6 +613,11 @@ def test_screenshots_at_desktop_and_phone_width(
         overflow = page.evaluate("document.documentElement.scrollWidth")
         assert overflow <= width, f"the page scrolls sideways at {width}px: {overflow}px wide"
         RESULTS.mkdir(exist_ok=True)
+        # Cards use content-visibility: auto, so a full-page capture would show the
+        # off-screen ones empty; a class (a rule in style.css, no inline style under the
+        # CSP) has every card painted for the capture.
+        page.evaluate("document.documentElement.classList.add('capture-all')")
+        expect(page.locator(".chunk").last).to_have_css("content-visibility", "visible")
         name = f"visualizer-{width}-{scheme}"
         page.screenshot(path=str(RESULTS / f"{name}.png"), full_page=True)
         if width < 600:  # a phone page is long: also save it in screen-sized parts to look at
@@ -613,6 +628,7 @@ def test_screenshots_at_desktop_and_phone_width(
                     path=str(RESULTS / f"{name}-part{part}.png"), full_page=True, clip=clip
                 )
         assert session.page_errors == []
+        assert problems == []
     finally:
         context.close()
 
