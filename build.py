@@ -57,6 +57,12 @@ T = TypeVar("T")
 # The Pyodide version is pinned in exactly one place: package.json (exact
 # version), locked with its integrity hash in package-lock.json.
 NPM_PACKAGE = "pyodide"
+NODE_MAJOR = 20  # the oldest Node.js that npm ci and the snapshot script are run with
+#: How to get it, in one line (Debian 12's own nodejs package is Node 18).
+NODE_HINT = (
+    f"install Node.js >= {NODE_MAJOR} with npm: on Debian 13, apt-get install nodejs npm;"
+    " on Debian 12 (Node 18), from https://nodejs.org or NodeSource's apt repository"
+)
 RUNTIME_FILES = (
     "pyodide.mjs",
     "pyodide.asm.mjs",
@@ -224,6 +230,17 @@ def pip_command() -> list[str]:
 # ---- build steps -----------------------------------------------------------------
 
 
+def check_node() -> str:
+    """The ``node --version`` found, refused when missing or older than :data:`NODE_MAJOR`."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        raise StepFailed(f"node or npm not found: {NODE_HINT}")
+    found = run(["node", "--version"]).strip()
+    major = found.lstrip("v").split(".")[0]
+    if not major.isdigit() or int(major) < NODE_MAJOR:
+        raise StepFailed(f"node {found} is too old: {NODE_HINT}")
+    return found
+
+
 def pinned_pyodide_version() -> str:
     manifest = json.loads((ROOT / "package.json").read_text())
     version = manifest.get("dependencies", {}).get(NPM_PACKAGE)
@@ -254,10 +271,7 @@ def fetch_runtime(files: dict[str, Path]) -> str:
         and json.loads(installed.read_text()).get("version") == version
     )
     if not fresh:
-        if shutil.which("npm") is None:
-            raise StepFailed(
-                "npm not found: install Node.js >= 20 with npm (apt-get install nodejs npm)"
-            )
+        check_node()
         say(f"npm ci (pyodide {version})")
         run(["npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=ROOT)
         write_stamp("npm", stamp)
@@ -459,8 +473,7 @@ def make_snapshot(files: dict[str, Path]) -> dict[str, Any]:
     out = CACHE / "snapshot" / digest.hexdigest()[:16]
     gz, manifest_path = out / Path(SNAPSHOT_FILE).name, out / Path(SNAPSHOT_MANIFEST).name
     if not (gz.exists() and manifest_path.exists()):
-        if shutil.which("node") is None:
-            raise StepFailed("node not found: install Node.js >= 20")
+        check_node()
         say("making the Pyodide memory snapshot (node)")
         staging = out.with_name(out.name + ".tmp")
         shutil.rmtree(staging, ignore_errors=True)

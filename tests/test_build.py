@@ -1,0 +1,37 @@
+"""build.py's own checks that need no network and no browser."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import build  # noqa: E402
+
+
+def fake_tools(folder: Path, node_version: str) -> str:
+    for name, output in (("node", node_version), ("npm", "10.0.0")):
+        tool = folder / name
+        tool.write_text(f"#!/bin/sh\necho {output}\n")
+        tool.chmod(0o755)
+    return str(folder)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="shell-script stand-ins")
+def test_node_older_than_20_is_refused_with_how_to_get_a_newer_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", fake_tools(tmp_path, "v18.19.0"))
+    with pytest.raises(build.StepFailed) as caught:
+        build.check_node()
+    message = str(caught.value)
+    assert "node v18.19.0 is too old" in message and "Debian 12" in message
+    assert "\n" not in message
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="shell-script stand-ins")
+def test_node_20_or_later_is_accepted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", fake_tools(tmp_path, "v20.19.2"))
+    assert build.check_node() == "v20.19.2"
