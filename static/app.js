@@ -310,7 +310,7 @@ function render(result) {
   if (params.unit !== "token" && settings.tpu === null) {
     ui.tpu.value = fmt.plain(params.tokens_per_unit);
   }
-  renderOverview(ui.overview, result.overview, summary.chunks, params.unit);
+  renderOverview(ui.overview, result.overview, summary.chunks, params.unit, Boolean(capped));
   const shown = result.overview ? result.overview.windows.length : 0;
   ui.overviewNote.hidden = shown >= summary.chunks;
   ui.overviewNote.textContent = `Showing the first ${fmt.integer(shown)} of ${fmt.integer(summary.chunks)} windows.`;

@@ -62,8 +62,15 @@ export function renderSummary(root, result) {
  * is visibly darker. Below: even and odd windows in two lanes, so each window
  * stands apart. Each bar carries data-index for click-to-card.
  */
-export function renderOverview(container, overview, chunkCount, unit) {
+export function renderOverview(container, overview, chunkCount, unit, capped = false) {
   container.replaceChildren();
+  // The panel's hint: with the cards left out (a cap), a bar has no card to go to.
+  const hint = container.closest("section")?.querySelector(".overview-hint");
+  if (hint) {
+    hint.textContent = capped
+      ? "Each bar is one chunk laid over the whole text; darker where windows overlap. The chunk cards are not shown (over a cap), so the bars do not lead to cards."
+      : "Each bar is one chunk laid over the whole text; darker where windows overlap. Click a bar, or Tab to it and press Enter, to jump to its chunk.";
+  }
   const total = overview ? overview.total_chars : 0;
   const windows = overview ? overview.windows : [];
   if (!total || windows.length === 0) {
@@ -79,9 +86,17 @@ export function renderOverview(container, overview, chunkCount, unit) {
     viewBox: `0 0 ${total} ${height}`,
     preserveAspectRatio: "none",
     class: "overview-svg",
-    role: "img",
+    role: "group",
     "aria-label": `${windows.length} windows over ${total} characters; darker where they overlap`,
   });
+  if (!capped) {
+    // Enter or Space on a focused bar does what a click does (app.js goes to the card).
+    root.addEventListener("keydown", (event) => {
+      if ((event.key !== "Enter" && event.key !== " ") || !event.target.classList.contains("bar")) return;
+      event.preventDefault();
+      event.target.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+    });
+  }
   const depth = svg("g", { class: "depth" });
   const lanes = svg("g", { class: "lanes" });
   root.append(svg("rect", { class: "track", x: 0, y: 0, width: total, height: depthH }));
@@ -99,6 +114,11 @@ export function renderOverview(container, overview, chunkCount, unit) {
     });
     b.append(svg("title"));
     b.firstChild.textContent = title;
+    if (!capped) {
+      b.setAttribute("tabindex", "0");
+      b.setAttribute("role", "button");
+      b.setAttribute("aria-label", `Chunk ${i + 1}, characters [${start}, ${end}): go to its card`);
+    }
     lanes.append(b);
   });
   root.append(depth, lanes);

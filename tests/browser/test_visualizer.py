@@ -399,6 +399,25 @@ def test_overview_draws_every_window_and_a_click_scrolls_to_its_card(app: Any) -
     expect(card).to_be_in_viewport()
     expect(card.get_by_test_id("chunk-units")).to_have_text(f"words [{last * 15:,}, 600)")
 
+    # By keyboard: Tab from the control before the strip reaches the first bar, a
+    # button named for its chunk; Enter (or Space) goes to the card as a click does.
+    assert overview.locator("svg").get_attribute("role") == "group"
+    app.get_by_test_id("derivation").locator("summary").focus()
+    app.keyboard.press("Tab")
+    bar = overview.locator('rect.bar[data-index="0"]')
+    expect(bar).to_be_focused()
+    assert bar.get_attribute("role") == "button"
+    expect(bar).to_have_attribute("aria-label", re.compile(r"^Chunk 1, characters \[0, \d+\)"))
+    app.keyboard.press("Tab")
+    expect(overview.locator('rect.bar[data-index="1"]')).to_be_focused()
+    app.keyboard.press("Enter")
+    expect(app.locator("#chunk-1")).to_be_focused()
+    expect(app.locator("#chunk-1")).to_be_in_viewport()
+    overview.locator(f'rect.bar[data-index="{last}"]').focus()
+    app.keyboard.press(" ")
+    expect(card).to_be_focused()
+    expect(card).to_be_in_viewport()
+
 
 # ---- caps and errors ----------------------------------------------------------------
 
@@ -464,6 +483,10 @@ def test_over_256_chunks_the_summary_stays_and_a_cap_notice_replaces_cards(app: 
     expect(notice).not_to_contain_text("overlap 0")  # the overlap is 0 already
     expect(app.get_by_test_id("chunk")).to_have_count(0)
     expect(app.get_by_test_id("download-json")).to_be_hidden()
+    # The overview still draws every window, but its bars lead nowhere and say so.
+    overview_panel = app.locator("#overview-panel")
+    expect(overview_panel).to_contain_text("The chunk cards are not shown")
+    expect(overview_panel.locator('rect.bar[tabindex="0"]')).to_have_count(0)
     # With overlap, the notice says whether overlap 0 alone would do (the engine's figures).
     configure(app, size="2", overlap="1")
     assert native("chunk", text=text, size=2, overlap=1)["capped"]["remedies"] == {
