@@ -15,6 +15,16 @@ Importing this module loads no tokenizer: ranks load on first token use.
 >>> answer = json.loads(handle('{"op": "chunk", "text": "a b", "size": "2", "overlap": "2"}'))
 >>> answer["ok"], answer["error"]["field"]
 (False, 'overlap')
+
+A long text can be sent once and named afterwards (the engine holds the last
+:data:`TEXTS_HELD`); a name it does not hold is an answer saying to send it again:
+
+>>> json.loads(handle('{"op": "text", "ref": "t1", "text": "one two"}'))["result"]
+{'ref': 't1', 'chars': 7}
+>>> json.loads(handle('{"op": "counts", "text_ref": "t1"}'))["result"]["words"]
+2
+>>> json.loads(handle('{"op": "counts", "text_ref": "t0"}'))["error"]["field"]
+'text_ref'
 """
 
 from __future__ import annotations
@@ -49,7 +59,31 @@ __all__ = ["handle"]
 JSON = dict[str, Any]
 
 
+#: How many texts the ``text`` op holds; the oldest goes first.
+TEXTS_HELD = 4
+
+#: Texts sent once with the ``text`` op, by the ref the page chose (oldest first).
+_texts: dict[str, str] = {}
+
+
+def _ref(request: JSON, field: str) -> str:
+    ref = request.get(field)
+    if not isinstance(ref, str) or not ref:
+        raise InputError(field, f"{field} must be a non-empty string naming a text")
+    return ref
+
+
 def _text(request: JSON) -> str:
+    if "text_ref" in request and "text" not in request:
+        ref = _ref(request, "text_ref")
+        held = _texts.get(ref)
+        if held is None:
+            raise InputError(
+                "text_ref",
+                f"text_ref {ref!r} is not held (the engine keeps the last {TEXTS_HELD} texts):"
+                " send the text again with the text op",
+            )
+        return held
     text = request.get("text")
     if text is None:
         raise InputError("text", "text is missing: send the text to chunk")
@@ -101,7 +135,8 @@ def _op_chunk(request: JSON) -> JSON:
     params = _params(request)
     report = chunk_text(text, params, chunks=False, overview=True)
     tokens = report.summary.units if params.unit == "token" else None
-    chunks = [] if report.capped else view_chunks(text, params)
+    cut = report.boundaries.cut_spans
+    chunks = [] if report.capped else view_chunks(text, params, cut_spans=cut)
     return {
         "params": params_json(report),
         "summary": summary_json(report.summary),
@@ -115,6 +150,18 @@ def _op_chunk(request: JSON) -> JSON:
             "windows": [list(span) for span in report.overview],
         },
     }
+
+
+def _op_text(request: JSON) -> JSON:
+    """Holds a text under the page's ``ref``, for later requests' ``text_ref``. Any
+    string is held; the ops that read it validate it, as they do ``text``."""
+    ref = _ref(request, "ref")
+    text = _text({"text": request.get("text")})
+    _texts.pop(ref, None)
+    _texts[ref] = text
+    while len(_texts) > TEXTS_HELD:
+        del _texts[next(iter(_texts))]
+    return {"ref": ref, "chars": len(text)}
 
 
 def _export_report(request: JSON) -> Report:
@@ -181,6 +228,7 @@ OPS: dict[str, Callable[[JSON], JSON]] = {
     "size": _op_size,
     "budget": _op_budget,
     "sweep": _op_sweep,
+    "text": _op_text,
 }
 
 

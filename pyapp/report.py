@@ -18,8 +18,10 @@ True
 from __future__ import annotations
 
 import functools
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import accumulate, islice
 from typing import Final
 
 from .boundaries import Boundaries, SentenceUnits
@@ -252,30 +254,97 @@ def _build_chunks(text: str, seg: Segmentation, params: Params) -> tuple[Chunk, 
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=4)
+def _word_index(text: str) -> tuple[list[str], list[int]]:
+    """The words of ``text`` (``str.split()``) and their running code-point lengths
+    (``lengths[k]`` is the length of the first ``k`` words), kept per text: every
+    size then joins its previews from slices instead of splitting the text again."""
+    words = text.split()
+    return words, list(accumulate(map(len, words), initial=0))
+
+
+def _local_marks(
+    cut_spans: list[tuple[int, int]], char_start: int, char_end: int
+) -> list[tuple[int, int]]:
+    """The parts of the cut spans inside ``[char_start, char_end)``, in the source's
+    code points (sorted, disjoint: cut spans are)."""
+    out: list[tuple[int, int]] = []
+    at = bisect_right(cut_spans, char_start, key=lambda span: span[1])
+    for a, b in islice(cut_spans, at, None):
+        if a >= char_end:
+            break
+        a, b = max(a, char_start), min(b, char_end)
+        if a < b:
+            out.append((a, b))
+    return out
+
+
+def _preview_marks(
+    local: list[tuple[int, int]],
+    window: _Window,
+    starts: list[int],
+    ends: list[int],
+    lengths: list[int],
+) -> list[list[int]]:
+    """Source ranges of a word window mapped to its preview (the words joined by
+    single spaces): each word's part inside a range, plus the space between two
+    words the range spans."""
+    out: list[list[int]] = []
+    first = window.start
+
+    def at(k: int, offset: int) -> int:  # preview offset of code point `offset` of word k
+        return lengths[k] - lengths[first] + (k - first) + offset - starts[k]
+
+    for a, b in local:
+        k0 = bisect_right(ends, a, first, window.end)  # first word ending after a
+        k1 = bisect_left(starts, b, first, window.end) - 1  # last word starting before b
+        if k0 > k1:
+            continue
+        lo, hi = at(k0, max(a, starts[k0])), at(k1, min(b, ends[k1]))
+        if lo < hi:
+            out.append([lo, hi])
+    return out
+
+
 def view_chunks(
-    text: str, params: Params, *, backend: Backend | None = None
+    text: str,
+    params: Params,
+    *,
+    cut_spans: list[tuple[int, int]] | None = None,
+    backend: Backend | None = None,
 ) -> list[dict[str, object]]:
     """The chunk cards of the ``chunk`` op, as JSON objects: every field the page
     renders and nothing twice.
 
-    Each is an export chunk without ``text`` and ``preview`` (the page shows
-    ``repeated_prefix + fresh_text``, which is ``text``), plus, in word mode,
-    ``preview_repeated`` and ``preview_fresh`` (the words of each part joined by
-    single spaces) and, in token mode, ``token_breaks``. Call it only for a result
-    under the caps.
+    Each is an export chunk without ``text`` and ``preview``, and in word mode also
+    without ``repeated_prefix`` and ``fresh_text`` (a word card shows only the
+    preview). Then, in word mode, ``preview_repeated`` and ``preview_fresh`` (the
+    words of each part joined by single spaces), in token mode ``token_breaks``, and
+    in every mode ``cut_marks``: the ``[a, b)`` code-point ranges of the card's shown
+    text (word mode: ``preview_repeated``, a space when both parts are non-empty,
+    ``preview_fresh``; char and token mode: ``repeated_prefix + fresh_text``) that
+    belong to a sentence in ``cut_spans``. Call it only for a result under the caps.
 
     >>> from .params import parse_params
     >>> params = parse_params(unit="word", size=3, overlap=1)
-    >>> [(c["repeated_prefix"], c["fresh_text"], c["preview_fresh"])
-    ...  for c in view_chunks("a  b c\\nd", params)]
-    [('', 'a  b c', 'a b c'), ('c', '\\nd', 'd')]
+    >>> [(c["preview_repeated"], c["preview_fresh"], c["cut_marks"])
+    ...  for c in view_chunks("a  b c\\nd", params, cut_spans=[(3, 8)])]
+    [('', 'a b c', [[2, 5]]), ('c', 'd', [[0, 3]])]
+    >>> chars = parse_params(unit="char", size=4, overlap=0)
+    >>> [(c["repeated_prefix"], c["fresh_text"], c["cut_marks"])
+    ...  for c in view_chunks("ab. cd.", chars, cut_spans=[(4, 7)])]
+    [('', 'ab. ', []), ('', 'cd.', [[0, 3]])]
     """
     seg = segment(text, params, backend=backend)
-    word = params.unit == "word"
+    spans = cut_spans or []
     tokens = seg if isinstance(seg, Tokens) else None
+    windows = _windows(seg, params)
+    word = isinstance(seg, Words)
+    if isinstance(seg, Words):
+        words, lengths = _word_index(text)
+        starts, ends = seg.bounds(windows[-1].end if windows else 0)
     out: list[dict[str, object]] = []
-    for w in _windows(seg, params):
-        prefix, fresh = text[w.char_start : w.split], text[w.split : w.char_end]
+    for w in windows:
         chunk: dict[str, object] = {
             "index": w.index,
             "start": w.start,
@@ -284,16 +353,24 @@ def view_chunks(
             "char_end": w.char_end,
             "byte_start": w.byte_start,
             "byte_end": w.byte_end,
-            "repeated_prefix": prefix,
-            "fresh_text": fresh,
-            "repeated_units": w.repeated,
-            "fresh_units": w.end - w.start - w.repeated,
         }
+        local = _local_marks(spans, w.char_start, w.char_end)
         if word:
-            chunk["preview_repeated"] = _words_joined(prefix)
-            chunk["preview_fresh"] = _words_joined(fresh)
-        elif tokens is not None:
+            split = w.start + w.repeated
+            chunk["repeated_units"] = w.repeated
+            chunk["fresh_units"] = w.end - split
+            chunk["preview_repeated"] = " ".join(words[w.start : split])
+            chunk["preview_fresh"] = " ".join(words[split : w.end])
+            chunk["cut_marks"] = _preview_marks(local, w, starts, ends, lengths)
+            out.append(chunk)
+            continue
+        chunk["repeated_prefix"] = text[w.char_start : w.split]
+        chunk["fresh_text"] = text[w.split : w.char_end]
+        chunk["repeated_units"] = w.repeated
+        chunk["fresh_units"] = w.end - w.start - w.repeated
+        if tokens is not None:
             chunk["token_breaks"] = tokens.breaks(w.start, w.end, char_start=w.char_start)
+        chunk["cut_marks"] = [[a - w.char_start, b - w.char_start] for a, b in local]
         out.append(chunk)
     return out
 

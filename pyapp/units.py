@@ -184,6 +184,12 @@ class Words:
         char_start, char_end = self.char_span(start, end)
         return char_start, char_end, self._to_byte(char_start), self._to_byte(char_end)
 
+    def bounds(self, upto: int) -> tuple[list[int], list[int]]:
+        """The start and end offsets of (at least) words ``[0, upto)``: the lists
+        this segmentation keeps, shared, so read them only."""
+        self._locate(upto)
+        return self._starts, self._ends
+
     def spans(self, start: int, end: int) -> list[tuple[int, int]]:
         """Char spans of words ``[start, end)``."""
         self._locate(end)

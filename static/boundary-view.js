@@ -4,27 +4,19 @@
 //
 // Cards are built by render.js; this module decorates them as they are added
 // (a MutationObserver on the card list), so the card renderer knows nothing of
-// sentences. Offsets: `cut_spans` are code-point offsets into the source, and
-// every card's chunk has `char_start`, `char_end` and its exact text, in two
-// parts: `repeated_prefix + fresh_text`.
-//   - character and token mode: the card shows exactly `text`, so the local
-//     range is underlined on the exact characters;
-//   - word mode: the card shows the words joined by single spaces; each word
-//     is found in `text` (whitespace as Python's str.isspace, as the engine
-//     splits), and the underline goes on the part of each word inside the cut
-//     sentence, plus the single space between two underlined words. If the
-//     words found do not give back the preview exactly, the card is left
-//     unmarked rather than marked in the wrong place.
+// sentences. The engine sends, with each card, `cut_marks`: the code-point ranges
+// of the text the card shows (word mode: the preview, `preview_repeated`, a space,
+// `preview_fresh`; character and token mode: `repeated_prefix + fresh_text`) that
+// belong to a cut sentence, already mapped to those offsets. This module only turns
+// code points into UTF-16 indices and wraps them; if the card's text is not the
+// text the marks were made for, the card is left unmarked rather than marked in
+// the wrong place.
 
 import * as fmt from "./format.js";
 
-// Python's str.isspace(), which the engine's \S+ word rule follows (JS \s differs:
-// it lacks \x1c-\x1f and \x85 and adds \ufeff).
-const PY_WORD = /[^\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/gu;
-
 const SURROGATE = /[\uD800-\uDFFF]/;
 
-/** UTF-16 index in `s` of each code-point offset in `cps` (any order). */
+/** UTF-16 index in `s` of each code-point offset (any order). */
 function cpIndexer(s) {
   if (!SURROGATE.test(s)) return (cp) => Math.max(0, Math.min(cp, s.length)); // one unit per code point
   const at = [0];
@@ -35,67 +27,12 @@ function cpIndexer(s) {
   return (cp) => at[Math.max(0, Math.min(cp, at.length - 1))];
 }
 
-/** Cut spans overlapping [cs, ce), clipped and made local (code points). Spans are sorted. */
-function localSpans(spans, cs, ce) {
-  let lo = 0;
-  let hi = spans.length;
-  while (lo < hi) { // first span whose end is after cs
-    const mid = (lo + hi) >> 1;
-    if (spans[mid][1] <= cs) lo = mid + 1;
-    else hi = mid;
-  }
-  const out = [];
-  for (let i = lo; i < spans.length && spans[i][0] < ce; i += 1) {
-    out.push([Math.max(spans[i][0], cs) - cs, Math.min(spans[i][1], ce) - cs]);
-  }
-  return out;
-}
-
-/** The chunk's exact text (the view sends it once, in its two parts). */
-const exactText = (chunk) => chunk.repeated_prefix + chunk.fresh_text;
-
-/** Display ranges (UTF-16, in the card's shown string) for a char/token card. */
-function exactRanges(chunk, local) {
-  const text = exactText(chunk);
-  const at = cpIndexer(text);
-  return { shown: text, ranges: local.map(([a, b]) => [at(a), at(b)]) };
-}
-
-/** Display ranges for a word-mode card, or null when the words cannot be matched honestly. */
-function wordRanges(chunk, local) {
+/** The text a card shows, as render.js builds it. */
+function shownText(chunk, unit) {
+  if (unit !== "word") return chunk.repeated_prefix + chunk.fresh_text;
   const rep = chunk.preview_repeated ?? "";
   const fresh = chunk.preview_fresh ?? "";
-  const shown = rep && fresh ? `${rep} ${fresh}` : rep + fresh;
-  const text = exactText(chunk);
-  const at = cpIndexer(text);
-  let toCp = { get: (i) => i }; // UTF-16 index in text -> code point offset
-  if (SURROGATE.test(text)) {
-    toCp = new Map();
-    for (let cp = 0; ; cp += 1) {
-      const i = at(cp);
-      toCp.set(i, cp);
-      if (i >= text.length) break;
-    }
-  }
-  const words = [];
-  for (const m of text.matchAll(PY_WORD)) {
-    words.push({ word: m[0], a: toCp.get(m.index), b: toCp.get(m.index + m[0].length) });
-  }
-  if (words.map((w) => w.word).join(" ") !== shown) return null;
-  const ranges = [];
-  let pos = 0; // UTF-16 position of the current word in `shown`
-  words.forEach((w, k) => {
-    const wat = cpIndexer(w.word);
-    for (const [la, lb] of local) {
-      const a = Math.max(la, w.a);
-      const b = Math.min(lb, w.b);
-      if (a < b) ranges.push([pos + wat(a - w.a), pos + wat(b - w.a)]);
-      const next = words[k + 1];
-      if (next && la < next.a && lb > w.b) ranges.push([pos + w.word.length, pos + w.word.length + 1]);
-    }
-    pos += w.word.length + 1;
-  });
-  return { shown, ranges };
+  return rep && fresh ? `${rep} ${fresh}` : rep + fresh;
 }
 
 /** Merge sorted-or-not ranges into disjoint sorted ones. */
@@ -197,18 +134,17 @@ export class BoundaryView {
     if (!result || result.capped || card.dataset.cutChecked === "true") return;
     const chunk = result.chunks[Number(card.dataset.index)];
     if (!chunk) return;
-    const spans = result.boundaries.cut_spans;
-    const local = localSpans(spans, chunk.char_start, chunk.char_end);
     card.dataset.cutChecked = "true";
-    if (local.length === 0) return;
+    const marks = chunk.cut_marks ?? [];
+    if (marks.length === 0) return;
     const body = card.querySelector(".chunk-text");
-    const unit = result.params.unit;
-    const found = unit === "word" ? wordRanges(chunk, local) : exactRanges(chunk, local);
-    if (!found || body.textContent !== found.shown) {
+    const shown = shownText(chunk, result.params.unit);
+    if (body.textContent !== shown) {
       card.dataset.cutMarked = "unmatched"; // never mark the wrong words
       return;
     }
-    const n = wrapRanges(body, merge(found.ranges));
+    const at = cpIndexer(shown);
+    const n = wrapRanges(body, merge(marks.map(([a, b]) => [at(a), at(b)])));
     card.dataset.cutMarked = String(n);
   }
 }

@@ -21,6 +21,8 @@
 //
 //   const response = await engine.call("view", { op: "chunk", text, unit, size, overlap });
 //   if (response === null) return;       // superseded by a newer "view" call: drop it
+//   // (A text of 4,096 characters or more crosses to the engine once; later calls
+//   // with the same text name it. The caller always passes `text` as it is.)
 //   if (response.ok) show(response.result); else showError(response.error);
 //
 // call(purpose, request) -> Promise<object | null>
@@ -48,6 +50,13 @@
 export const STAGES = Object.freeze(["runtime", "packages", "engine", "ready"]);
 
 const WORKER_URL = new URL("./worker.js", import.meta.url).href;
+
+// A text this long is sent to the engine once (op "text", under a ref this client
+// chooses) and later requests name it (`text_ref`) instead of carrying it again.
+const LONG_TEXT = 4096;
+// Texts this client remembers having sent: fewer than the engine holds (4), so a
+// ref it still uses is normally still held. One that is not gets sent again.
+const TEXTS_KEPT = 3;
 
 /**
  * @typedef {{type: "stage", stage: string, detail: string}
@@ -77,8 +86,9 @@ export class Engine {
     this._pending = new Map();
     /** @type {Map<string, number>} newest id per purpose */
     this._newest = new Map();
-    /** @type {Map<string, string>} JSON text of the last few long request texts */
-    this._textJson = new Map();
+    /** @type {Map<string, string>} the ref of each long text the engine was sent */
+    this._refs = new Map();
+    this._nextRef = 1;
     this._fatal = null;
     this._busy = false;
     this.state = "idle";
@@ -130,7 +140,9 @@ export class Engine {
   }
 
   /**
-   * Sends one request to `pyapp.api.handle`.
+   * Sends one request to `pyapp.api.handle`. A long `text` crosses once: the
+   * request names it by `text_ref`; if the engine no longer holds it (its answer
+   * blames `text_ref`), the text is sent again and the request repeated, once.
    * @param {string} purpose
    * @param {object} request
    * @returns {Promise<object | null>}
@@ -138,6 +150,20 @@ export class Engine {
   call(purpose, request) {
     if (this._fatal !== null) return Promise.reject(this._fatal);
     this.start();
+    const text = request.text;
+    if (typeof text !== "string" || text.length < LONG_TEXT) return this._send(purpose, JSON.stringify(request));
+    const { text: _, ...rest } = request;
+    const named = () => JSON.stringify({ ...rest, text_ref: this._holdText(text) });
+    return this._send(purpose, named()).then((response) => {
+      if (response === null || response.ok || response.error?.field !== "text_ref") return response;
+      if (this._newest.has(purpose)) return null; // superseded meanwhile
+      this._refs.delete(text);
+      return this._send(purpose, named());
+    });
+  }
+
+  /** Posts one call; the promise settles with its parsed answer (null if superseded). */
+  _send(purpose, requestJson) {
     const id = this._nextId++;
     const older = this._newest.get(purpose);
     if (older !== undefined) this._settle(older, null);
@@ -147,33 +173,34 @@ export class Engine {
     });
     this._busyChanged();
     /** @type {PageMessage} */
-    const message = { type: "call", id, purpose, request: this._requestJson(request) };
+    const message = { type: "call", id, purpose, request: requestJson };
     this._worker?.postMessage(message);
     return promise;
   }
 
   /**
-   * The request as JSON text. The text of the last few requests is encoded once
-   * (the page sends the same megabyte on every edit of a field), and the request
-   * is written as `{"text": <that>, ...the other members}`: the same JSON value.
+   * The ref under which the engine holds `text`, sending it first if needed (a
+   * call of purpose "text", which the worker never skips and answers before any
+   * call posted after it). Its answer is not waited for: a failure shows up as the
+   * next request's `text_ref` error.
    */
-  _requestJson(request) {
-    if (typeof request.text !== "string" || request.text.length < 4096) return JSON.stringify(request);
-    const { text, ...rest } = request;
-    let encoded = this._textJson.get(text);
-    if (encoded === undefined) {
-      encoded = JSON.stringify(text);
-      this._textJson.set(text, encoded);
-      if (this._textJson.size > 2) this._textJson.delete(this._textJson.keys().next().value);
-    }
-    const others = JSON.stringify(rest);
-    return `{"text":${encoded}${others === "{}" ? "" : `,${others.slice(1, -1)}`}}`;
+  _holdText(text) {
+    let ref = this._refs.get(text);
+    if (ref !== undefined) return ref;
+    ref = `t${this._nextRef++}`;
+    this._refs.set(text, ref);
+    if (this._refs.size > TEXTS_KEPT) this._refs.delete(this._refs.keys().next().value);
+    /** @type {PageMessage} */
+    const message = { type: "call", id: this._nextId++, purpose: "text", request: JSON.stringify({ op: "text", ref, text }) };
+    this._worker?.postMessage(message);
+    return ref;
   }
 
   /** Stops the worker; pending calls resolve to null. */
   terminate() {
     this._worker?.terminate();
     this._worker = null;
+    this._refs.clear(); // a new worker holds no text
     for (const id of [...this._pending.keys()]) this._settle(id, null);
     this.state = "idle";
   }

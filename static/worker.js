@@ -167,6 +167,19 @@ async function boot() {
 const booted = boot();
 booted.catch(() => {}); // reported to the page as "fatal" already
 
+// Calls of these purposes wait while any other call is waiting: the sweep chart
+// starts one after every result, and an edit must not queue behind it.
+const BACKGROUND = new Set(["sweep"]);
+// Calls of this purpose are never skipped: each holds a text the calls after it name.
+const TEXT_PURPOSE = "text";
+
+/** The next call to answer: the first in order, background purposes last. */
+function nextCall() {
+  let at = queue.findIndex((call) => !BACKGROUND.has(call.purpose));
+  if (at < 0) at = 0;
+  return queue.splice(at, 1)[0];
+}
+
 /** Answers the waiting calls one by one, newest per purpose only. */
 async function drain() {
   if (draining) return;
@@ -178,8 +191,8 @@ async function drain() {
     return; // every call fails on the page side once "fatal" is seen
   }
   while (queue.length > 0) {
-    const call = queue.shift();
-    if (queue.some((later) => later.purpose === call.purpose)) {
+    const call = nextCall();
+    if (call.purpose !== TEXT_PURPOSE && queue.some((later) => later.purpose === call.purpose)) {
       post({ type: "skipped", id: call.id });
       continue;
     }

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pyapp.api import handle
+from pyapp.api import TEXTS_HELD, handle
 
 TEN_WORDS = "one two three four five six seven eight nine ten"
 
@@ -63,32 +63,112 @@ def test_token_view_marks_where_each_token_starts() -> None:
     assert "preview" not in chunk
 
 
+MIXED = "Naïve  café 🦜 one.\n\nTwo\tthree four five six seven eight nine ten! 日本語。終わり"
+
+WORD_DROPS = ("text", "preview", "repeated_prefix", "fresh_text")
+
+
 @pytest.mark.parametrize(
-    ("unit", "extra"),
+    ("unit", "drops", "extra"),
     [
-        ("word", ["preview_repeated", "preview_fresh"]),
-        ("char", []),
-        ("token", ["token_breaks"]),
+        ("word", WORD_DROPS, ["preview_repeated", "preview_fresh", "cut_marks"]),
+        ("char", ("text", "preview"), ["cut_marks"]),
+        ("token", ("text", "preview"), ["token_breaks", "cut_marks"]),
     ],
 )
 def test_view_chunks_are_the_export_chunks_without_their_text_twice(
-    unit: str, extra: list[str]
+    unit: str, drops: tuple[str, ...], extra: list[str]
 ) -> None:
-    text = "Naïve  café 🦜 one.\n\nTwo\tthree four five six seven eight nine ten!"
-    request = {"text": text, "unit": unit, "size": 5, "overlap": 2}
+    request = {"text": MIXED, "unit": unit, "size": 5, "overlap": 2}
     view = call(op="chunk", **request)["result"]["chunks"]
     exported = json.loads(call(op="export", **request)["result"]["json"])["chunks"]
     assert len(view) == len(exported) > 1
     for shown, full in zip(view, exported, strict=True):
-        # The page renders repeated_prefix + fresh_text; text and preview would repeat it.
-        lean = {k: v for k, v in full.items() if k not in ("text", "preview")}
+        # Char and token cards show repeated_prefix + fresh_text (which is text); word
+        # cards show only the preview, in its two parts.
+        lean = {k: v for k, v in full.items() if k not in drops}
         assert list(shown) == [*lean, *extra]
         assert {k: shown[k] for k in lean} == lean
-        assert shown["repeated_prefix"] + shown["fresh_text"] == full["text"]
-        assert text[shown["char_start"] : shown["char_end"]] == full["text"]
+        assert MIXED[shown["char_start"] : shown["char_end"]] == full["text"]
         if unit == "word":
-            assert shown["preview_repeated"] == " ".join(shown["repeated_prefix"].split())
-            assert shown["preview_fresh"] == " ".join(shown["fresh_text"].split())
+            assert shown["preview_repeated"] == " ".join(full["repeated_prefix"].split())
+            assert shown["preview_fresh"] == " ".join(full["fresh_text"].split())
+        else:
+            assert shown["repeated_prefix"] + shown["fresh_text"] == full["text"]
+
+
+def shown_text(card: dict[str, Any]) -> str:
+    """What the page shows for a card: the preview in word mode, else the exact text."""
+    if "preview_fresh" in card:
+        rep, fresh = card["preview_repeated"], card["preview_fresh"]
+        return f"{rep} {fresh}" if rep and fresh else rep + fresh
+    text: str = card["repeated_prefix"] + card["fresh_text"]
+    return text
+
+
+CUT_TEXTS = [
+    "Chunking cuts text at fixed places. Overlap repeats a little of each chunk "
+    "in the next one. A sentence that straddles a boundary may still be cut. ",
+    MIXED,
+    "Ein  Satz\t mit 🦜 Lücken.\r\n\r\nZweiter   Satz?! Dritter.  ",
+    "日本語のテキスト。二つ目の文！三つ目？最後",
+]
+
+
+@pytest.mark.parametrize("text", CUT_TEXTS)
+@pytest.mark.parametrize(
+    ("unit", "size", "overlap"), [("word", 4, 1), ("char", 9, 3), ("word", 3, 0), ("token", 5, 2)]
+)
+def test_cut_marks_show_each_cards_share_of_every_cut_sentence_and_nothing_else(
+    text: str, unit: str, size: int, overlap: int
+) -> None:
+    result = call(op="chunk", text=text, unit=unit, size=size, overlap=overlap)["result"]
+    spans = result["boundaries"]["cut_spans"]
+    assert result["chunks"]
+    for card in result["chunks"]:
+        cs, ce = card["char_start"], card["char_end"]
+        parts = [text[max(a, cs) : min(b, ce)] for a, b in spans if a < ce and b > cs]
+        shown = shown_text(card)
+        marked = [shown[a:b] for a, b in card["cut_marks"]]
+        assert all(a < b for a, b in card["cut_marks"])
+        assert card["cut_marks"] == sorted(card["cut_marks"])
+        if unit == "word":  # the preview normalizes whitespace to single spaces
+            parts = [" ".join(p.split()) for p in parts]
+        assert marked == [p for p in parts if p], (card["index"], marked, parts)
+    assert any(card["cut_marks"] for card in result["chunks"]) == bool(spans)
+
+
+def test_a_text_sent_once_is_named_by_later_requests() -> None:
+    text = MIXED * 3
+    assert call(op="text", ref="page-7", text=text)["result"] == {
+        "ref": "page-7",
+        "chars": len(text),
+    }
+    for op, extra in [("chunk", {"size": 4, "overlap": 1}), ("export", {"size": 4}), ("counts", {}),
+                      ("sweep", {"size": 4, "overlap": 1})]:  # fmt: skip
+        named = call(op=op, text_ref="page-7", unit="word", **extra)
+        inline = call(op=op, text=text, unit="word", **extra)
+        assert named == inline and named["ok"], op
+    # The download stays byte-identical to what the CLI prints for the text.
+    export = call(op="export", text_ref="page-7", unit="word", size=4)["result"]["json"]
+    assert export == call(op="export", text=text, unit="word", size=4)["result"]["json"]
+
+
+def test_a_text_not_held_is_refused_with_a_hint_to_send_it_again() -> None:
+    for i in range(TEXTS_HELD + 1):
+        assert call(op="text", ref=f"old-{i}", text=f"text {i}")["ok"]
+    gone = call(op="chunk", text_ref="old-0", size=4)
+    assert gone["ok"] is False and gone["error"]["field"] == "text_ref"
+    assert "send the text again with the text op" in gone["error"]["message"]
+    assert call(op="counts", text_ref=f"old-{TEXTS_HELD}")["result"]["words"] == 2
+    assert call(op="text", ref="", text="x")["error"]["field"] == "ref"
+    assert call(op="text", ref="r", text=5)["error"]["field"] == "text"
+
+
+def test_a_held_text_over_the_limit_is_refused_by_the_op_that_reads_it() -> None:
+    assert call(op="text", ref="big", text="é" * 500_001)["ok"]
+    answer = call(op="chunk", text_ref="big", size=4)
+    assert answer["error"]["field"] == "text" and "1,000,002 bytes" in answer["error"]["message"]
 
 
 def test_a_parrot_split_over_three_tokens_is_widened_to_whole_characters() -> None:

@@ -350,3 +350,69 @@ def test_a_newer_call_of_the_same_purpose_makes_the_older_one_stale(ready_page: 
     outcome = ready_page.evaluate(STALE_CALLS)
     assert outcome["stages"] == ["runtime", "packages", "engine", "ready"]
     assert outcome["answers"] == [None, None, 3, 200_000]
+
+
+# ---- engine-client.js: a long text crosses once, and again if the engine dropped it --------
+
+TEXT_ONCE = """async () => {
+  const { Engine } = await import("./static/engine-client.js");
+  const engine = new Engine();
+  engine.start();
+  await engine.whenReady();
+  const sent = [];
+  const post = engine._worker.postMessage.bind(engine._worker);
+  engine._worker.postMessage = (message) => { sent.push(JSON.parse(message.request)); post(message); };
+  const big = "word ".repeat(20000);
+  const first = await engine.call("view", { op: "counts", text: big });
+  const again = await engine.call("view", { op: "counts", text: big });
+  // Four other texts held directly push the first one out of the engine (it keeps 4);
+  // the client still names it, is told so, sends it again and repeats the call.
+  for (const ref of ["x1", "x2", "x3", "x4"]) await engine.call("other", { op: "text", ref, text: ref });
+  const resent = await engine.call("view", { op: "counts", text: big });
+  engine.terminate();
+  return {
+    words: [first, again, resent].map((r) => r && r.ok && r.result.words),
+    ops: sent.map((r) => [r.op, r.ref ?? r.text_ref ?? null, typeof r.text === "string" ? r.text.length : null]),
+  };
+}"""
+
+
+def test_a_long_text_crosses_once_and_again_only_when_the_engine_dropped_it(
+    ready_page: Any,
+) -> None:
+    outcome = ready_page.evaluate(TEXT_ONCE)
+    assert outcome["words"] == [20000, 20000, 20000]
+    big = len("word " * 20000)
+    assert outcome["ops"] == [
+        ["text", "t1", big],
+        ["counts", "t1", None],
+        ["counts", "t1", None],  # named again: not sent again
+        *[["text", ref, 2] for ref in ("x1", "x2", "x3", "x4")],
+        ["counts", "t1", None],  # refused: text_ref "t1" is not held
+        ["text", "t2", big],
+        ["counts", "t2", None],
+    ]
+
+
+SWEEP_WAITS = """async () => {
+  const { Engine } = await import("./static/engine-client.js");
+  const engine = new Engine();
+  engine.start();
+  await engine.whenReady();
+  const text = "One sentence here. Another one there. ".repeat(3000);
+  await engine.call("counts", { op: "counts", text });  // the text crosses first
+  const order = [];
+  const busy = engine.call("view", { op: "chunk", text, unit: "token", size: 50, overlap: 5 });
+  const sweep = engine.call("sweep", { op: "sweep", text, unit: "word", size: 50, overlap: 5 })
+    .then(() => order.push("sweep"));
+  const view = engine.call("view2", { op: "chunk", text, unit: "word", size: 60, overlap: 5 })
+    .then(() => order.push("view"));
+  await Promise.all([busy, sweep, view]);
+  engine.terminate();
+  return order;
+}"""
+
+
+def test_a_view_call_is_answered_before_a_sweep_queued_ahead_of_it(ready_page: Any) -> None:
+    # The first chunk call keeps the worker busy while the sweep and then the view queue.
+    assert ready_page.evaluate(SWEEP_WAITS) == ["view", "sweep"]
