@@ -373,8 +373,10 @@ function goToCard(index) {
 // ---------------------------------------------------------------- events
 
 function onSettingsEdited({ delay = FIELD_DELAY_MS } = {}) {
-  saveHash();
   schedule(delay);
+  // After the call is posted (with no delay, schedule() posts it from a microtask
+  // queued first): writing the URL takes a few ms and need not hold the engine up.
+  queueMicrotask(saveHash);
 }
 
 ui.text.addEventListener("input", () => schedule());
