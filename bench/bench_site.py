@@ -337,6 +337,9 @@ def interactions(browser: Any, base: str, run: Run, text: str, runs: int) -> Non
                 run.add(f"{unit} longest", got["longest"])
                 if got["answered"] is not None:
                     run.add(f"{unit} answered", got["answered"])
+                handled = page.workers[0].evaluate(WORKER_ENTRIES)["stages"].get("handle:view")
+                if handled is not None:
+                    run.add(f"{unit} handle", handled)
                 ref = page.evaluate(
                     f"(args) => ({reference_fn})(args)",
                     {"text": text, "unit": unit, "size": size, "overlap": overlap[unit]},
@@ -484,6 +487,16 @@ def rows(run: Run) -> list[Row]:
                 "",
                 "  of which edit → engine answer on the page (the rest: parse + render)",
                 m(f"{unit} answered"),
+                "plain-JS reference",
+                anchor,
+                "",
+                None,
+            )
+        if f"{unit} handle" in run.samples:
+            add(
+                "",
+                "    of which inside the engine's handle() (in the worker)",
+                m(f"{unit} handle"),
                 "plain-JS reference",
                 anchor,
                 "",
