@@ -361,18 +361,25 @@ TEXT_ONCE = """async () => {
   await engine.whenReady();
   const sent = [];
   const post = engine._worker.postMessage.bind(engine._worker);
-  engine._worker.postMessage = (message) => { sent.push(JSON.parse(message.request)); post(message); };
+  engine._worker.postMessage = (message) => {
+    sent.push(JSON.parse(message.request));
+    post(message);
+  };
   const big = "word ".repeat(20000);
   const first = await engine.call("view", { op: "counts", text: big });
   const again = await engine.call("view", { op: "counts", text: big });
   // Four other texts held directly push the first one out of the engine (it keeps 4);
   // the client still names it, is told so, sends it again and repeats the call.
-  for (const ref of ["x1", "x2", "x3", "x4"]) await engine.call("other", { op: "text", ref, text: ref });
+  for (const ref of ["x1", "x2", "x3", "x4"]) {
+    await engine.call("other", { op: "text", ref, text: ref });
+  }
   const resent = await engine.call("view", { op: "counts", text: big });
   engine.terminate();
   return {
     words: [first, again, resent].map((r) => r && r.ok && r.result.words),
-    ops: sent.map((r) => [r.op, r.ref ?? r.text_ref ?? null, typeof r.text === "string" ? r.text.length : null]),
+    ops: sent.map((r) => [
+      r.op, r.ref ?? r.text_ref ?? null, typeof r.text === "string" ? r.text.length : null,
+    ]),
   };
 }"""
 
