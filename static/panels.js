@@ -4,19 +4,10 @@
 // what comes back. No figure is computed here: the engine validates every field
 // and returns every number with its derivation (docs/protocol.md, section 4).
 
+import { el } from "./dom.js";
 import * as fmt from "./format.js";
 
 const DEBOUNCE_MS = 150;
-
-function el(tag, attrs = {}, text) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") node.className = v;
-    else node.setAttribute(k, v);
-  }
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 const tokens = (v) => (typeof v === "number" ? `${fmt.integer(v)}` : "–");
 const bytes = (v) => {

@@ -2,25 +2,8 @@
 // and textContent only: pasted text is never parsed as HTML. Nothing here
 // computes a figure; it lays out what the engine returned.
 
+import { el, svg } from "./dom.js";
 import * as fmt from "./format.js";
-
-const SVG_NS = "http://www.w3.org/2000/svg";
-
-function el(tag, attrs = {}, text) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") node.className = v;
-    else node.setAttribute(k, v);
-  }
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function svg(tag, attrs = {}) {
-  const node = document.createElementNS(SVG_NS, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-  return node;
-}
 
 // ---------------------------------------------------------------- summary
 

@@ -4,27 +4,10 @@
 // focusable button; choosing it applies that size and overlap to the main view.
 // SVG is built with createElementNS; no chart library, no innerHTML.
 
+import { el, svg } from "./dom.js";
 import * as fmt from "./format.js";
 
-const SVG_NS = "http://www.w3.org/2000/svg";
 const SWEEP_DELAY_MS = 200; // after the main view lands, so typing never waits on a sweep
-
-function svg(tag, attrs = {}, text) {
-  const node = document.createElementNS(SVG_NS, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function el(tag, attrs = {}, text) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") node.className = v;
-    else node.setAttribute(k, v);
-  }
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 const METRICS = {
   chunks: { label: "Chunks", fmt: fmt.integer, floor: 0 },

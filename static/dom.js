@@ -1,0 +1,23 @@
+// The two DOM builders every rendering module uses. Text goes in through
+// textContent only, so nothing passed here is ever parsed as HTML.
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** An HTML element with attributes (`class` sets className) and optional text. */
+export function el(tag, attrs = {}, text) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else node.setAttribute(k, v);
+  }
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** An SVG element with attributes and optional text. */
+export function svg(tag, attrs = {}, text) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
