@@ -18,13 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from page_helpers import js_number, native, open_ready
 from playwright.sync_api import expect
-
-from pyapp.api import handle
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "test-results"
-BOOT_TIMEOUT_MS = 60_000
 WAIT_MS = 20_000
 
 # Three sentences; at word size 6, overlap 1 the middle ones straddle boundaries.
@@ -36,33 +34,6 @@ PROSE = (
 
 
 # ---- helpers --------------------------------------------------------------------
-
-
-def native(op: str, **request: Any) -> dict[str, Any]:
-    """The engine's answer, computed natively: what the page must show."""
-    response = json.loads(handle(json.dumps({"op": op, **request})))
-    assert response["ok"], response
-    result: dict[str, Any] = response["result"]
-    return result
-
-
-def js_number(value: float) -> str:
-    """How the page writes a number into data-value (JavaScript's String(n))."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return json.dumps(value)
-
-
-def open_ready(page: Any, url: str) -> Any:
-    page.goto(url)
-    page.wait_for_selector(
-        '[data-testid="status"][data-state="ready"], [data-testid="status"][data-state="error"]',
-        timeout=BOOT_TIMEOUT_MS,
-    )
-    status = page.get_by_test_id("status")
-    # Once ready, the first computation may already have turned it to "busy".
-    assert status.get_attribute("data-state") != "error", status.inner_text()
-    return page
 
 
 def main_settings(
