@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..export import dumps
-from ..params import ENCODINGS, UNITS, parse_params
+from ..params import ENCODINGS, UNITS, Params, parse_params
 from ..report import chunk_text
 
 __all__ = ["add_parser", "read_text", "run"]
@@ -62,16 +62,21 @@ def read_text(path: str) -> str:
         ) from None
 
 
-def run(args: argparse.Namespace) -> int:
-    params = parse_params(
+def params_from_args(args: argparse.Namespace, *, caps: bool) -> Params:
+    """The chunking parameters from the flags `chunk` and `corpus` share."""
+    return parse_params(
         unit=args.unit,
         encoding=args.encoding,
         size=args.size,
         overlap=args.overlap,
         tokens_per_unit=args.tokens_per_unit,
         price_per_million=args.price,
-        caps=not args.no_caps,
+        caps=caps,
     )
+
+
+def run(args: argparse.Namespace) -> int:
+    params = params_from_args(args, caps=not args.no_caps)
     report = chunk_text(read_text(args.file), params)
     out = memoryview(dumps(report).encode("utf-8"))
     while out:  # one large write to a pipe can be cut short without an error: go on

@@ -7,7 +7,8 @@ import json
 import sys
 from typing import Any
 
-from ..params import ENCODINGS, UNITS, parse_params
+from ..params import ENCODINGS, UNITS
+from .chunk import params_from_args
 
 __all__ = ["add_parser", "run"]
 
@@ -47,15 +48,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..corpus import count_corpus
 
-    params = parse_params(
-        unit=args.unit,
-        encoding=args.encoding,
-        size=args.size,
-        overlap=args.overlap,
-        tokens_per_unit=args.tokens_per_unit,
-        price_per_million=args.price,
-        caps=False,
-    )
+    params = params_from_args(args, caps=False)
     if args.workers is not None and args.workers < 1:
         from ..errors import InputError
 
