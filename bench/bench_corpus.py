@@ -33,9 +33,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pyapp.corpus import count_corpus
-from pyapp.params import parse_params
-from pyapp.tokenizers import PAT_STR, SPECIAL_TOKENS, load_ranks
+from pyapp.core.params import parse_params
+from pyapp.core.tokenizers import PAT_STR, SPECIAL_TOKENS, load_ranks
+from pyapp.planning.corpus import count_corpus
 
 VOCABULARY = (
     "the of and to in a is that for it as was with be by on not he this are or his from at"

@@ -22,10 +22,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pyapp import tokenizers  # noqa: E402
-from pyapp.api import handle  # noqa: E402
-from pyapp.export import dumps  # noqa: E402
-from pyapp.params import parse_params  # noqa: E402
-from pyapp.report import chunk_text  # noqa: E402
+from pyapp.core.chunking import chunk_text  # noqa: E402
+from pyapp.core.export import dumps  # noqa: E402
+from pyapp.core.params import parse_params  # noqa: E402
+from pyapp.web.api import handle  # noqa: E402
 
 TARGET_BYTES = 1_000_000
 VOCABULARY = """

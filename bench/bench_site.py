@@ -56,7 +56,7 @@ from bench_engine import TARGET_BYTES, english  # noqa: E402
 
 import build  # noqa: E402
 from pyapp import tokenizers  # noqa: E402
-from pyapp.units import word_count  # noqa: E402
+from pyapp.core.units import word_count  # noqa: E402
 
 # Installed with add_init_script: runs before the page's own scripts (and is not
 # subject to its CSP). Records long tasks, when the status first says ready and

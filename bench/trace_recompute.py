@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_site as B  # noqa: E402
 from bench_engine import TARGET_BYTES, english  # noqa: E402
 
-from pyapp.units import word_count  # noqa: E402
+from pyapp.core.units import word_count  # noqa: E402
 
 PHASES = (
     ("style", "UpdateLayoutTree"),

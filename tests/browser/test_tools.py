@@ -3,7 +3,7 @@ index sizing, context budget, the boundary check in the chunk view and the
 overlap sweep chart.
 
 Expected figures come from the reference texts (003's default example, 000's two
-budget checks) or from the engine run natively (``pyapp.api.handle``, the CLI),
+budget checks) or from the engine run natively (``pyapp.web.api.handle``, the CLI),
 never from arithmetic repeated here. Under the page's CSP Playwright's
 ``wait_for_function`` cannot run, so every wait is on a locator.
 """
@@ -342,7 +342,7 @@ def test_the_download_carries_the_boundaries_the_cli_prints(app: Any, tmp_path: 
     saved = tmp_path / "download.json"
     info.value.save_as(saved)
     doc = json.loads(saved.read_bytes())
-    assert doc["schema"] == "pyapp.chunks/2"
+    assert doc["schema"] == "pyapp.chunks/3"
     assert doc["boundaries"] == json.loads(cli.stdout)["boundaries"]
     assert doc["boundaries"]["cut"] > 0
     summary = app.get_by_test_id("boundary-summary")

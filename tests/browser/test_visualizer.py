@@ -1,7 +1,7 @@
 """The visualizer page, driven as a person would in real headless Chromium.
 
 Every expected figure comes from the reference texts (reference 001's worked
-examples) or from the engine itself run natively (``pyapp.api.handle``), never
+examples) or from the engine itself run natively (``pyapp.web.api.handle``), never
 from arithmetic repeated here. Under the page's CSP, Playwright's
 ``wait_for_function`` cannot run, so every wait is on a locator.
 """

@@ -1,0 +1,157 @@
+"""What every command shares: the chunking flags, reading the input text with a
+bound, and writing JSON to stdout whole.
+
+>>> parser = argparse.ArgumentParser()
+>>> add_chunking_flags(parser, unit="word", size=None, overlap="0")
+>>> args = parser.parse_args(["--size", "4", "--overlap", "1"])
+>>> params_from_args(args, caps=True).stride
+3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import stat
+import sys
+from typing import Any
+
+from ..core.params import Params, parse_params
+from ..errors import InputError
+from ..facts import ENCODINGS, MAX_BYTES, UNITS
+
+__all__ = [
+    "add_chunking_flags",
+    "params_from_args",
+    "read_text",
+    "shown_path",
+    "write_json",
+    "write_text",
+]
+
+
+def add_chunking_flags(
+    parser: argparse.ArgumentParser,
+    *,
+    unit: str,
+    size: str | None,
+    overlap: str,
+    estimate: bool = True,
+) -> None:
+    """``--unit --size --overlap --encoding`` (and ``--tokens-per-unit --price`` when
+    ``estimate``), with this command's defaults (``size=None``: required)."""
+    parser.add_argument(
+        "--unit", choices=tuple(UNITS), default=unit, help=f"unit to count ({unit})"
+    )
+    if size is None:
+        parser.add_argument("--size", required=True, metavar="N", help="window size in units")
+    else:
+        parser.add_argument(
+            "--size", default=size, metavar="N", help=f"window size in units ({size})"
+        )
+    parser.add_argument(
+        "--overlap",
+        default=overlap,
+        metavar="N|P%",
+        help=f"overlap in units, or a percent of --size ({overlap})",
+    )
+    parser.add_argument(
+        "--encoding", choices=tuple(ENCODINGS), default=None, help="token encoding (o200k_base)"
+    )
+    if estimate:
+        parser.add_argument(
+            "--tokens-per-unit", default=None, metavar="R", help="token estimate per unit (preset)"
+        )
+        parser.add_argument(
+            "--price", default="1", metavar="P", help="price per million tokens (1)"
+        )
+
+
+def params_from_args(args: argparse.Namespace, *, caps: bool) -> Params:
+    """The chunking parameters from :func:`add_chunking_flags`' flags."""
+    return parse_params(
+        unit=args.unit,
+        encoding=args.encoding,
+        size=args.size,
+        overlap=args.overlap,
+        tokens_per_unit=getattr(args, "tokens_per_unit", None),
+        price_per_million=getattr(args, "price", 1),
+        caps=caps,
+    )
+
+
+def shown_path(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> str:
+    """A path as valid text: bytes that are not UTF-8 (kept by Python as lone
+    surrogates) are written as ``\\xff`` escapes, so a message can always be printed.
+
+    >>> shown_path(b"bad\\xffname.txt".decode("utf-8", "surrogateescape"))
+    'bad\\\\xffname.txt'
+    """
+    name = os.fsencode(path)
+    return name.decode("utf-8", "backslashreplace")
+
+
+def _too_big(name: str) -> InputError:
+    return InputError(
+        "text",
+        f"{name} is over the {MAX_BYTES:,}-byte limit: shorten it or split it into"
+        " several documents",
+    )
+
+
+def read_text(path: str) -> str:
+    """The text of ``path`` (``-`` is stdin), reading at most one byte
+    past the limit, so a huge file, an endless pipe or ``/dev/zero`` is refused at
+    once in bounded memory. A named file must be a regular file (a FIFO or a device
+    would block or never end); stdin may be anything."""
+    name = "stdin" if path == "-" else shown_path(path)
+    try:
+        if path == "-":
+            stream = sys.stdin.buffer if sys.stdin is not None else None
+            if stream is None:
+                raise InputError("file", "stdin is closed: give a FILE or pipe the text in")
+            data = stream.read(MAX_BYTES + 1)
+        else:
+            with open(path, "rb", buffering=0) as handle:
+                mode = os.fstat(handle.fileno()).st_mode
+                if not stat.S_ISREG(mode):
+                    raise InputError(
+                        "file",
+                        f"{name} is not a regular file (a folder, pipe or device):"
+                        " give a text file, or - for stdin",
+                    )
+                data = handle.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise InputError(
+            "file", f"cannot read {name} ({exc.strerror or type(exc).__name__}): check the path"
+        ) from None
+    except ValueError:  # a closed stdin (`<&-`) reads as a closed file
+        raise InputError("file", "stdin is closed: give a FILE or pipe the text in") from None
+    if len(data) > MAX_BYTES:
+        raise _too_big(name)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            "file",
+            f"{name} is not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}):"
+            " convert it to UTF-8 first",
+        ) from None
+
+
+def write_text(text: str) -> None:
+    """All of ``text`` to stdout as UTF-8: a pipe may take a large write in parts."""
+    stream = sys.stdout.buffer if sys.stdout is not None else None
+    if stream is None:
+        raise OSError(9, "stdout is closed")
+    out = memoryview(text.encode("utf-8"))
+    while out:
+        written = stream.write(out)
+        out = out[written if written is not None else len(out) :]
+    stream.flush()
+
+
+def write_json(document: Any) -> None:
+    """``document`` as indented JSON (no ASCII escaping) and a newline, to stdout."""
+    write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n")

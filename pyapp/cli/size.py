@@ -1,0 +1,71 @@
+"""``python -m pyapp size --documents N --avg-tokens D --size C ...``: size an index."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..facts import SIZING_DEFAULTS as D
+from ..planning.sizing import size_index
+from .common import write_json
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
+    parser = subparsers.add_parser(
+        "size",
+        help="size a RAG index: vectors, stored tokens, context-budget share",
+        description=(
+            "Size an index of DOCUMENTS documents of AVG-TOKENS tokens each, chunked at"
+            " SIZE tokens with OVERLAP, and print the pyapp.size/1 JSON."
+        ),
+    )
+    parser.add_argument("--documents", required=True, metavar="N", help="number of documents")
+    parser.add_argument(
+        "--avg-tokens", required=True, metavar="D", help="average document length in tokens"
+    )
+    parser.add_argument("--size", required=True, metavar="C", help="chunk size in tokens")
+    parser.add_argument(
+        "--overlap",
+        default=D["overlap"],
+        metavar="N|P%",
+        help="overlap in tokens, or a percent of --size",
+    )
+    parser.add_argument(
+        "--top-k",
+        default=D["top_k"],
+        metavar="K",
+        help=f"chunks retrieved per query ({D['top_k']})",
+    )
+    parser.add_argument(
+        "--budget",
+        default=D["budget"],
+        metavar="T",
+        help=f"context budget in tokens ({D['budget']})",
+    )
+    parser.add_argument(
+        "--dim", default=None, metavar="N", help="embedding dimension (omit: no vector bytes)"
+    )
+    parser.add_argument(
+        "--bytes-per-value",
+        default=D["bytes_per_value"],
+        metavar="B",
+        help=f"bytes per vector value ({D['bytes_per_value']}: float32)",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    sizing = size_index(
+        documents=args.documents,
+        avg_tokens=args.avg_tokens,
+        size=args.size,
+        overlap=args.overlap,
+        top_k=args.top_k,
+        budget=args.budget,
+        dim=args.dim,
+        bytes_per_value=args.bytes_per_value,
+    )
+    write_json(sizing.to_json())
+    return 0

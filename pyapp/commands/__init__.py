@@ -1,1 +1,0 @@
-"""Command-line sub-commands: one module each, exposing ``add_parser(subparsers)``."""

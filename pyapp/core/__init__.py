@@ -1,0 +1,1 @@
+"""The chunker: parameters, units, tokenizers, windows, sentences, chunks, the export."""

@@ -1,0 +1,121 @@
+"""The versioned export document (``pyapp.chunks/3``) and its exact JSON text.
+
+Numbers: an exact integer is written as a JSON integer, any other fraction as
+the nearest float (``4/3`` -> ``1.3333333333333333``). A ratio over zero units
+is ``null``. Keys keep the order below; the text is
+``json.dumps(doc, ensure_ascii=False, indent=2) + "\\n"``, so the same input
+gives the same bytes natively and in the browser.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+from ..figures import number
+from .chunking import Cap, Chunk, Report
+from .sentences import Boundaries
+from .summary import Summary
+
+__all__ = [
+    "SCHEMA",
+    "boundaries_json",
+    "cap_json",
+    "chunk_json",
+    "document",
+    "dumps",
+    "export_filename",
+    "params_json",
+    "summary_json",
+]
+
+#: ``/2`` added the ``boundaries`` section (sentences no chunk holds whole);
+#: ``/3`` added ``bom_removed`` (a leading byte-order mark is not text).
+SCHEMA: Final = "pyapp.chunks/3"
+
+JSON = dict[str, Any]
+
+
+def params_json(report: Report) -> JSON:
+    p = report.params
+    return {
+        "unit": p.unit,
+        "encoding": p.encoding,
+        "size": p.size,
+        "overlap": p.overlap,
+        "tokens_per_unit": number(p.tokens_per_unit),
+        "price_per_million": number(p.price_per_million),
+    }
+
+
+def summary_json(summary: Summary) -> JSON:
+    return {
+        "units": summary.units,
+        "chunks": summary.chunks,
+        "stride": summary.stride,
+        "processed_units": summary.processed_units,
+        "repeated_units": summary.repeated_units,
+        "extra_volume": number(summary.extra_volume),
+        "inflation": number(summary.inflation),
+        "limit_inflation": number(summary.limit_inflation),
+        "estimated_tokens": number(summary.estimated_tokens),
+        "estimated_cost": number(summary.estimated_cost),
+        "input_bytes": summary.input_bytes,
+        "input_chars": summary.input_chars,
+    }
+
+
+def boundaries_json(boundaries: Boundaries) -> JSON:
+    """``{"sentences", "cut", "cut_spans": [[char_start, char_end], ...]}``."""
+    return boundaries.to_json()
+
+
+def cap_json(cap: Cap | None) -> JSON | None:
+    if cap is None:
+        return None
+    return {"cap": cap.cap, "value": cap.value, "limit": cap.limit}
+
+
+def chunk_json(chunk: Chunk) -> JSON:
+    """A chunk as exported (the page's cards come from ``report.view_chunks``)."""
+    out: JSON = {
+        "index": chunk.index,
+        "start": chunk.start,
+        "end": chunk.end,
+        "char_start": chunk.char_start,
+        "char_end": chunk.char_end,
+        "byte_start": chunk.byte_start,
+        "byte_end": chunk.byte_end,
+        "text": chunk.text,
+        "repeated_prefix": chunk.repeated_prefix,
+        "fresh_text": chunk.fresh_text,
+        "repeated_units": chunk.repeated_units,
+        "fresh_units": chunk.fresh_units,
+    }
+    if chunk.preview is not None:
+        out["preview"] = chunk.preview
+    return out
+
+
+def document(report: Report) -> JSON:
+    """The export document, keys in their fixed order."""
+    return {
+        "schema": SCHEMA,
+        "params": params_json(report),
+        "summary": summary_json(report.summary),
+        "bom_removed": report.bom_removed,
+        "boundaries": boundaries_json(report.boundaries) if report.boundaries else None,
+        "chunks": [chunk_json(c) for c in report.chunks],
+        "capped": cap_json(report.capped),
+    }
+
+
+def dumps(report: Report) -> str:
+    """The exact export text that ``python -m pyapp chunk`` prints."""
+    return json.dumps(document(report), ensure_ascii=False, indent=2) + "\n"
+
+
+def export_filename(report: Report) -> str:
+    """``chunks-<unit>-<size>-<overlap>.json`` (overlap in whole units)."""
+    p = report.params
+    return f"chunks-{p.unit}-{p.size}-{p.overlap}.json"

@@ -1,0 +1,310 @@
+"""Sentences, and which of them no single chunk holds whole (the boundary check).
+
+Overlap exists so that a passage cut at one window's edge is found whole in the
+next window. We check it on sentences: the ones that every chunk cuts.
+
+**The sentence rule** (:func:`split_sentences`):
+
+* A *terminator run* is a maximal run of the characters ``. ! ? 。 ！ ？``
+  (so ``?!``, ``...`` and ``。。`` are each one run).
+* A run **ends a sentence** when it is followed by whitespace or the end of the
+  text, or when it contains a full-width ``。``, ``！`` or ``？``: Chinese and
+  Japanese put no space after them, so they end a sentence on their own. An
+  ASCII run followed by anything else (``3.14``, ``e.g.x``, ``?!"``) does not.
+* A **blank line** (a line break, optional spaces or tabs, another line break;
+  ``\\n``, ``\\r\\n`` and ``\\r`` are line breaks) also ends a sentence, so
+  headings and list items without a full stop are sentences of their own.
+* A sentence's span excludes the whitespace around it: it starts at its first
+  non-whitespace character and ends just after its terminator run (or its last
+  non-whitespace character). Whitespace-only text has no sentences.
+
+Known limits of so simple a rule: abbreviations such as ``e.g. this`` end a
+sentence, and a closing quote after the full stop (``"Yes." He``) keeps the
+sentence going.
+
+>>> text = "One. Two?! Three...\\nstill three 3.14\\n\\nHeading\\n\\n 第一句。第二句！"
+>>> [text[a:b] for a, b in split_sentences(text)]
+['One.', 'Two?!', 'Three...', 'still three 3.14', 'Heading', '第一句。', '第二句！']
+
+**The cut check.** A sentence ``[a, b)`` is held whole by a chunk with char range
+``[cs, ce)`` when ``cs <= a`` and ``b <= ce``. It is *cut* when no chunk holds
+it. Fixed windows have non-decreasing starts and ends, so the window starting
+last at or before ``a`` is the only candidate: :class:`SentenceUnits` decides it
+in ``O(1)`` per sentence from the unit spans alone, for any size and overlap,
+without building a single window (the sweep and capped results use it).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from .cache import per_text
+from .units import Chars, Segmentation, Tokens, Words
+from .windows import window_count
+
+__all__ = ["Boundaries", "SentenceUnits", "split_sentences"]
+
+_FULL_WIDTH: Final = frozenset("。！？")
+
+#: A whole terminator run (the lookbehind makes each run match once, from its
+#: start, so a long run never rescans), or a blank line with the spaces before it
+#: (again matched from the start of those spaces only; atomic groups keep a lone
+#: ``\r\n`` from backtracking into ``\r`` + ``\n``).
+_BREAK: Final = re.compile(
+    r"(?P<run>(?<![.!?。！？])[.!?。！？]++)"
+    r"|(?P<blank>(?<![^\S\r\n])[^\S\r\n]*+(?>\r\n|\r|\n)[^\S\r\n]*+(?>\r\n|\r|\n))"
+)
+_VISIBLE: Final = re.compile(r"\S")
+
+
+@per_text
+def _split_sentences_cached(text: str) -> list[tuple[int, int]]:
+    """split_sentences of the last few texts (callers only read the list)."""
+    return split_sentences(text)
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence spans ``(start, end)`` in code points, in order, by the module's rule.
+
+    ``text[start:end]`` is the sentence, without surrounding whitespace. Linear time.
+
+    >>> split_sentences("")
+    []
+    >>> split_sentences("  Wait... what?  ")
+    [(2, 9), (10, 15)]
+    >>> split_sentences("v1.2 is out!Really")
+    [(0, 18)]
+    >>> split_sentences("Ja.\\r\\n\\r\\nNein")
+    [(0, 3), (7, 11)]
+    """
+    spans: list[tuple[int, int]] = []
+    append = spans.append
+    length = len(text)
+    visible = _VISIBLE.search
+    full_width = _FULL_WIDTH.isdisjoint
+    start = 0
+    # Every piece ends on a visible character (a terminator run, or the character
+    # before a blank line's spaces), so only its leading whitespace needs skipping.
+    for match in _BREAK.finditer(text):
+        if match.lastgroup == "run":
+            end = match.end()
+            if end < length and not text[end].isspace() and full_width(match.group()):
+                continue
+            first = visible(text, start, end)
+            if first is not None:
+                append((first.start(), end))
+            start = end
+        else:
+            end = match.start()
+            first = visible(text, start, end)
+            if first is not None:
+                append((first.start(), end))
+            start = match.end()
+    tail = text[start:].rstrip()
+    first = visible(text, start, start + len(tail))
+    if first is not None:
+        append((first.start(), start + len(tail)))
+    return spans
+
+
+def _word_indexes(text: str, edges: Sequence[int]) -> list[int]:
+    """For sorted offsets of visible characters: the index of the word holding each.
+
+    Counts the words starting in each gap ``(previous, edge]`` with ``str.split``;
+    ``text[previous]`` is visible, so the first piece of the gap continues a word
+    already counted.
+
+    >>> _word_indexes("ab cd  ef", [0, 1, 3, 8])
+    [0, 0, 1, 2]
+    """
+    out: list[int] = []
+    words = 0
+    previous = -1
+    for edge in edges:
+        piece = text[previous + 1 : edge + 1] if previous < 0 else text[previous : edge + 1]
+        words += len(piece.split()) - (0 if previous < 0 else 1)
+        out.append(words - 1)
+        previous = edge
+    return out
+
+
+def _byte_offsets(text: str, offsets: Sequence[int]) -> list[int]:
+    """UTF-8 byte offsets of the sorted code-point ``offsets``, in one pass."""
+    if text.isascii():
+        return list(offsets)
+    out: list[int] = []
+    char = byte = 0
+    for offset in offsets:
+        if offset >= char:
+            byte += len(text[char:offset].encode("utf-8", "surrogatepass"))
+        else:
+            byte -= len(text[offset:char].encode("utf-8", "surrogatepass"))
+        char = offset
+        out.append(byte)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceUnits:
+    """Each sentence as the units it needs: ``first`` (the last unit starting at or
+    before the sentence's first character) and ``last`` (the first unit reaching
+    its last character). A window ``[s, e)`` holds the sentence whole exactly when
+    ``s <= first`` and ``e - 1 >= last``.
+
+    Build it once per text and segmentation; :meth:`cut` then answers any size and
+    overlap in ``O(S)``.
+
+    >>> from pyapp.units import Words
+    >>> text = "Aa bb. Cc dd ee. Ff."
+    >>> su = SentenceUnits.of(text, Words(text))
+    >>> su.first, su.last
+    ([0, 2, 5], [1, 4, 5])
+    >>> su.cut(size=3, overlap=0)
+    [(7, 16)]
+    >>> su.cut(size=3, overlap=1)
+    []
+    """
+
+    sentences: list[tuple[int, int]]
+    first: list[int]
+    last: list[int]
+    units: int
+
+    @classmethod
+    def of(cls, text: str, units: Segmentation) -> SentenceUnits:
+        sentences = _split_sentences_cached(text)
+        count = units.count
+        first: list[int]
+        last: list[int]
+        if isinstance(units, Chars):
+            first = [a for a, _ in sentences]
+            last = [b - 1 for _, b in sentences]
+        elif isinstance(units, Tokens):
+            # Char offsets of tokens are widened to whole characters, so compare in
+            # bytes: a token starts at or before char a when its first byte is before
+            # char a + 1, and reaches char b - 1 when it holds that char's first byte.
+            starts = units.byte_starts()
+            edges = sorted({a + 1 for a, _ in sentences} | {b - 1 for _, b in sentences})
+            byte_of = dict(zip(edges, _byte_offsets(text, edges), strict=True))
+            first = [bisect_left(starts, byte_of[a + 1]) - 1 for a, _ in sentences]
+            last = [bisect_right(starts, byte_of[b - 1]) - 1 for _, b in sentences]
+        elif isinstance(units, Words):
+            # Sentence edges are visible characters, each inside a word: that word's
+            # index is the number of words starting at or before the edge, minus one.
+            edges = sorted({a for a, _ in sentences} | {b - 1 for _, b in sentences})
+            index_of = dict(zip(edges, _word_indexes(text, edges), strict=True))
+            first = [index_of[a] for a, _ in sentences]
+            last = [index_of[b - 1] for _, b in sentences]
+        else:
+            spans = [units.char_span(i, i + 1) for i in range(count)]
+            unit_starts = [s for s, _ in spans]
+            unit_ends = [e for _, e in spans]
+            first = [bisect_right(unit_starts, a) - 1 for a, _ in sentences]
+            last = [bisect_left(unit_ends, b) for _, b in sentences]
+        return cls(sentences, first, last, count)
+
+    def cut(self, *, size: int, overlap: int) -> list[tuple[int, int]]:
+        """Spans of the sentences no window of ``size`` and ``overlap`` holds whole.
+
+        ``first`` and ``last`` never decrease, so the sentences whose candidate is
+        window ``k`` are one run of them, and the cut ones are a tail of that run:
+        two bisections per window when there are fewer windows than sentences.
+        """
+        units = self.units
+        windows = window_count(units, size=size, overlap=overlap)
+        stride = size - overlap
+        if windows == 0:
+            return list(self.sentences)
+        if windows > len(self.sentences):
+            return self._cut_each(size=size, stride=stride, windows=windows)
+        return self._cut_by_window(size=size, stride=stride, windows=windows)
+
+    def _cut_by_window(self, *, size: int, stride: int, windows: int) -> list[tuple[int, int]]:
+        """:meth:`cut` a window at a time (when sentences outnumber windows)."""
+        units = self.units
+        sentences, first, last = self.sentences, self.first, self.last
+        lo = bisect_left(first, 0)  # before the first unit: no window holds them
+        out = sentences[:lo]
+        top = windows - 1
+        for k in range(windows):
+            start = k * stride
+            hi = bisect_left(first, start + stride, lo) if k < top else len(first)
+            reach = min(start + size, units) - 1
+            out += sentences[bisect_right(last, reach, lo, hi) : hi]
+            lo = hi
+        return out
+
+    def _cut_each(self, *, size: int, stride: int, windows: int) -> list[tuple[int, int]]:
+        """:meth:`cut` one sentence at a time (when windows outnumber sentences)."""
+        units = self.units
+        out: list[tuple[int, int]] = []
+        for span, first, last in zip(self.sentences, self.first, self.last, strict=True):
+            if first < 0:
+                out.append(span)
+                continue
+            start = min(first // stride, windows - 1) * stride
+            if min(start + size, units) - 1 < last:
+                out.append(span)
+        return out
+
+    def cut_count(self, *, size: int, overlap: int) -> int:
+        """How many sentences are cut (as :meth:`cut`, without building the list)."""
+        windows = window_count(self.units, size=size, overlap=overlap)
+        if windows == 0:
+            return len(self.sentences)
+        if windows > len(self.sentences):
+            return self._count_each(size=size, overlap=overlap)
+        stride = size - overlap
+        units, first, last = self.units, self.first, self.last
+        lo = bisect_left(first, 0)
+        cut = lo
+        top = windows - 1
+        for k in range(windows):
+            start = k * stride
+            hi = bisect_left(first, start + stride, lo) if k < top else len(first)
+            cut += hi - bisect_right(last, min(start + size, units) - 1, lo, hi)
+            lo = hi
+        return cut
+
+    def _count_each(self, *, size: int, overlap: int) -> int:
+        """:meth:`cut_count` one sentence at a time (when windows outnumber sentences)."""
+        units = self.units
+        windows = window_count(units, size=size, overlap=overlap)
+        if windows == 0:
+            return len(self.sentences)
+        stride = size - overlap
+        top = windows - 1
+        cut = 0
+        for first, last in zip(self.first, self.last, strict=True):
+            if first < 0:
+                cut += 1
+                continue
+            w = first // stride
+            start = (w if w < top else top) * stride
+            end = start + size
+            if (end if end < units else units) - 1 < last:
+                cut += 1
+        return cut
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Boundaries:
+    """The ``boundaries`` section of the export and of the ``chunk`` op."""
+
+    sentences: int
+    cut_spans: list[tuple[int, int]]
+
+    @property
+    def cut(self) -> int:
+        return len(self.cut_spans)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sentences": self.sentences,
+            "cut": self.cut,
+            "cut_spans": [[a, b] for a, b in self.cut_spans],
+        }

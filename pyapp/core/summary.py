@@ -1,0 +1,113 @@
+"""The summary of one configuration, in closed form, and how each figure is derived.
+
+Every figure is exact arithmetic on ``U`` (units in the text), ``C`` (size) and
+``O`` (overlap), so it costs nothing proportional to the text. Each derivation
+entry is ``{"formula", "inputs", "value"}``: the formula in symbols, the same with
+this configuration's numbers, and the JSON value.
+
+>>> from .params import parse_params
+>>> p = parse_params(unit="word", size=4, overlap=1, tokens_per_unit=1)
+>>> s = summarize(units=10, params=p, input_bytes=48, input_chars=48)
+>>> s.chunks, s.processed_units, s.repeated_units, s.extra_volume
+(3, 12, 2, Fraction(1, 5))
+>>> derive(s, p)["chunks"]
+{'formula': '1 + ceil(max(0, U - C) / S)', 'inputs': '1 + ceil(max(0, 10 - 4) / 3)', 'value': 3}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from ..facts import UNITS
+from ..figures import Derivation, show
+from .params import Params
+from .windows import repeated_units, window_count
+
+__all__ = ["Summary", "derive", "summarize"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Summary:
+    """Unrounded figures. Ratios over ``units`` are ``None`` when there are no units."""
+
+    units: int
+    chunks: int
+    stride: int
+    processed_units: int
+    repeated_units: int
+    extra_volume: Fraction | None
+    inflation: Fraction | None
+    limit_inflation: Fraction
+    estimated_tokens: Fraction
+    estimated_cost: Fraction
+    input_bytes: int
+    input_chars: int
+
+
+def summarize(*, units: int, params: Params, input_bytes: int, input_chars: int) -> Summary:
+    """The summary figures in closed form (nothing proportional to the text)."""
+    size, overlap = params.size, params.overlap
+    chunks = window_count(units, size=size, overlap=overlap)
+    repeated = repeated_units(units, size=size, overlap=overlap)
+    processed = units + repeated
+    tokens = processed * params.tokens_per_unit
+    return Summary(
+        units=units,
+        chunks=chunks,
+        stride=params.stride,
+        processed_units=processed,
+        repeated_units=repeated,
+        extra_volume=Fraction(repeated, units) if units else None,
+        inflation=Fraction(processed, units) if units else None,
+        limit_inflation=Fraction(size, params.stride),
+        estimated_tokens=tokens,
+        estimated_cost=tokens * params.price_per_million / 1_000_000,
+        input_bytes=input_bytes,
+        input_chars=input_chars,
+    )
+
+
+def derive(summary: Summary, params: Params) -> dict[str, dict[str, Any]]:
+    """Formula, the numbers put in, and the value, for every summary figure."""
+    s, p = summary, params
+    u, n, c, o, st = s.units, s.chunks, p.size, p.overlap, s.stride
+    empty = "0 for empty text"
+    undefined = "undefined for 0 units"
+    d = Derivation()
+    d.add("units", f"U = {UNITS[p.unit].measure} in the text", f"U = {u}", u)
+    if u == 0:
+        d.add("chunks", empty, "U = 0", n)
+    else:
+        d.add("chunks", "1 + ceil(max(0, U - C) / S)", f"1 + ceil(max(0, {u} - {c}) / {st})", n)
+    d.add("stride", "S = C - O", f"{c} - {o}", st)
+    if n:
+        d.add("processed_units", "U + (N - 1) * O", f"{u} + ({n} - 1) * {o}", s.processed_units)
+        d.add("repeated_units", "(N - 1) * O", f"({n} - 1) * {o}", s.repeated_units)
+    else:
+        d.add("processed_units", empty, "U = 0", s.processed_units)
+        d.add("repeated_units", empty, "U = 0", s.repeated_units)
+    d.add(
+        "extra_volume", "repeated / U", f"{s.repeated_units} / {u}" if u else undefined,
+        s.extra_volume,
+    )  # fmt: skip
+    d.add(
+        "inflation", "processed / U", f"{s.processed_units} / {u}" if u else undefined, s.inflation
+    )
+    d.add("limit_inflation", "C / (C - O)", f"{c} / ({c} - {o})", s.limit_inflation)
+    d.add(
+        "estimated_tokens",
+        "processed * tokens_per_unit",
+        f"{s.processed_units} * {show(p.tokens_per_unit)}",
+        s.estimated_tokens,
+    )
+    d.add(
+        "estimated_cost",
+        "estimated_tokens * price_per_million / 1,000,000",
+        f"{show(s.estimated_tokens)} * {show(p.price_per_million)} / 1,000,000",
+        s.estimated_cost,
+    )
+    d.add("input_bytes", "UTF-8 bytes of the text", f"{s.input_bytes}", s.input_bytes)
+    d.add("input_chars", "code points in the text", f"{s.input_chars}", s.input_chars)
+    return d.to_json()

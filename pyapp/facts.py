@@ -1,0 +1,274 @@
+"""Every fact the engine, the command line and the page share, written once.
+
+The page never restates these: ``build.py`` writes ``static/facts.js`` from
+:func:`page_facts` into the built site, and the HTML's options are filled from
+it. A test fails when a literal copy of a cap, a unit or an encoding appears in
+the page's sources.
+
+This module is a leaf: it imports only the standard library, so ``build.py``
+(which runs before any dependency is installed) can read it too.
+
+>>> MAX_BYTES, MAX_CHUNKS, MAX_PROCESSED_UNITS
+(1000000, 256, 200000)
+>>> BOUNDS["size"].high, BOUNDS["price_per_million"].describe()
+(10000000, 'from 0 to 1,000,000')
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from fractions import Fraction
+from typing import Any, Final
+
+__all__ = [
+    "BACKGROUND_PURPOSES",
+    "BOUNDS",
+    "BUDGET_DEFAULTS",
+    "BUDGET_EXAMPLES",
+    "CHUNK_DEFAULTS",
+    "DEFAULT_ENCODING",
+    "ENCODINGS",
+    "MAX_BYTES",
+    "MAX_CHUNKS",
+    "MAX_DIGITS",
+    "MAX_EXPONENT",
+    "MAX_FIELD_CHARS",
+    "MAX_PROCESSED_UNITS",
+    "MAX_QUOTE",
+    "PRESETS",
+    "PURPOSES",
+    "SIZING_DEFAULTS",
+    "SIZING_EXAMPLE",
+    "TEXTS_HELD",
+    "UNITS",
+    "Bound",
+    "Encoding",
+    "Unit",
+    "grouped",
+    "page_facts",
+]
+
+# ---------------------------------------------------------------------- caps
+#: The input limit, in UTF-8 bytes. Absolute: no option lifts it.
+MAX_BYTES: Final = 1_000_000
+#: Past this many chunks the summary is shown, the chunk list and download withheld
+#: (unless the person lifts the caps for this text).
+MAX_CHUNKS: Final = 256
+#: Past this many processed units, the same.
+MAX_PROCESSED_UNITS: Final = 200_000
+
+
+# ---------------------------------------------------------------------- units
+@dataclass(frozen=True, slots=True)
+class Unit:
+    name: str
+    label: str
+    singular: str
+    plural: str
+    #: What a unit is, precisely, for derivations ("code points", not "characters").
+    measure: str
+    hint: str
+
+
+UNITS: Final = {
+    "word": Unit(
+        "word",
+        "Word",
+        "word",
+        "words",
+        "words",
+        "Runs of non-whitespace. Splits on whitespace only; not language-aware.",
+    ),
+    "char": Unit(
+        "char",
+        "Character",
+        "character",
+        "characters",
+        "code points",
+        "Unicode code points, whitespace included.",
+    ),
+    "token": Unit(
+        "token",
+        "Token",
+        "token",
+        "tokens",
+        "tokens",
+        "Real tokens from the chosen encoding, counted exactly here in your browser.",
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Encoding:
+    name: str
+    label: str
+
+
+#: Token encodings, in the order the page lists them.
+ENCODINGS: Final = {
+    "o200k_base": Encoding("o200k_base", "o200k_base (GPT-4o and later)"),
+    "cl100k_base": Encoding("cl100k_base", "cl100k_base (GPT-4, GPT-3.5, text-embedding-3)"),
+}
+DEFAULT_ENCODING: Final = "o200k_base"
+
+#: The English preset (OpenAI's rule of thumb): tokens per unit when none is typed.
+PRESETS: Final = {"word": Fraction(4, 3), "char": Fraction(1, 4), "token": Fraction(1)}
+
+
+# ---------------------------------------------------------------------- the engine's memory
+#: How many texts the engine holds for ``text_ref`` (and how many each per-text
+#: cache keeps). The page remembers one fewer, so a ref it still uses is held.
+TEXTS_HELD: Final = 4
+
+#: Message purposes between the page and the worker: a newer call of a purpose
+#: supersedes the older one. Background purposes wait behind every other call.
+PURPOSES: Final = (
+    "view",
+    "counts",
+    "export",
+    "sweep",
+    "size",
+    "budget",
+    "text",
+    "warm",
+)
+BACKGROUND_PURPOSES: Final = ("sweep", "warm")
+
+
+# ---------------------------------------------------------------------- field bounds
+#: A typed number is refused before any arithmetic when it has more significant
+#: digits than this, or an exponent beyond :data:`MAX_EXPONENT`.
+MAX_DIGITS: Final = 30
+MAX_EXPONENT: Final = 30
+#: A message quotes at most this many characters of what was typed.
+MAX_QUOTE: Final = 40
+#: A field longer than this is not a number anyone typed (the URL keeps no more).
+MAX_FIELD_CHARS: Final = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """The range of one numeric field: ``low <= value <= high`` (``low < value`` when
+    ``low_open``), whole numbers only when ``whole``."""
+
+    whole: bool
+    low: int | Fraction
+    high: int | Fraction
+    low_open: bool = False
+
+    def describe(self) -> str:
+        low = grouped(self.low)
+        above = f"above {low}" if self.low_open else f"from {low}"
+        return f"{above} to {grouped(self.high)}"
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["low"], out["high"] = float(self.low), float(self.high)
+        return out
+
+
+def grouped(value: int | Fraction) -> str:
+    """A bound as a person reads it: ``1,000,000``, ``0.5``."""
+    value = Fraction(value)
+    if value.denominator == 1:
+        return f"{value.numerator:,}"
+    return str(float(value))
+
+
+#: Sizes and overlaps go to ten million units: ten times the most units a
+#: 1,000,000-byte text can hold in any unit. Planning fields get ranges wide
+#: enough for any real corpus or model, and narrow enough that no figure grows
+#: past what a float shows exactly.
+BOUNDS: Final = {
+    "size": Bound(True, 1, 10_000_000),
+    "overlap": Bound(True, 0, 9_999_999),
+    "overlap_percent": Bound(False, 0, 100),
+    "tokens_per_unit": Bound(False, 0, 10_000),
+    "price_per_million": Bound(False, 0, 1_000_000),
+    "documents": Bound(True, 1, 1_000_000_000_000),
+    "avg_tokens": Bound(False, 0, 1_000_000_000, low_open=True),
+    "top_k": Bound(True, 1, 1_000_000),
+    "budget": Bound(True, 1, 1_000_000_000),
+    "dim": Bound(True, 1, 1_000_000),
+    "bytes_per_value": Bound(False, 0, 1024, low_open=True),
+    "window": Bound(True, 1, 1_000_000_000),
+    "system": Bound(True, 0, 1_000_000_000),
+    "question": Bound(True, 0, 1_000_000_000),
+    "answer": Bound(True, 0, 1_000_000_000),
+    "budget_top_k": Bound(True, 0, 1_000_000),
+}
+
+
+# ---------------------------------------------------------------------- defaults
+#: The main view's settings when the URL names none.
+CHUNK_DEFAULTS: Final = {
+    "unit": "word",
+    "size": "40",
+    "overlap": "8",
+    "overlap_mode": "units",
+    "encoding": DEFAULT_ENCODING,
+    "price_per_million": "1",
+}
+
+#: Index sizing: the values of the optional fields when none is given.
+SIZING_DEFAULTS: Final = {"overlap": "0", "top_k": "5", "budget": "128000", "bytes_per_value": "4"}
+
+#: Context budget: the values of the optional fields when none is given.
+BUDGET_DEFAULTS: Final = {"system": "0", "question": "0", "answer": "0"}
+
+#: Worked examples the page offers. Index sizing: 500 documents of 1,200 tokens,
+#: chunk 512 with 15% overlap, top-k 5, a 128,000-token budget (1,500 vectors).
+SIZING_EXAMPLE: Final = {
+    "documents": "500",
+    "avg_tokens": "1200",
+    "size": "512",
+    "overlap": "15",
+    "overlap_mode": "percent",
+    "top_k": "5",
+    "budget": "128000",
+}
+#: Context budget: an 8,192-token window, a 500-token system prompt and a
+#: 100-token question; top-k 5 of 512 tokens fits, top-k 8 of 1,024 overflows.
+BUDGET_EXAMPLES: Final = {
+    "fits": {"window": "8192", "system": "500", "question": "100", "answer": "0",
+             "top_k": "5", "size": "512"},
+    "overflows": {"window": "8192", "system": "500", "question": "100", "answer": "0",
+                  "top_k": "8", "size": "1024"},
+}  # fmt: skip
+
+
+def page_facts() -> dict[str, Any]:
+    """What the page needs of all this, as JSON (``static/facts.js`` is made from it).
+
+    >>> facts = page_facts()
+    >>> facts["caps"]["chunks"], [u["name"] for u in facts["units"]]
+    (256, ['word', 'char', 'token'])
+    """
+    return {
+        "caps": {
+            "bytes": MAX_BYTES,
+            "chunks": MAX_CHUNKS,
+            "processed_units": MAX_PROCESSED_UNITS,
+        },
+        "units": [asdict(unit) for unit in UNITS.values()],
+        "encodings": [asdict(encoding) for encoding in ENCODINGS.values()],
+        "default_encoding": DEFAULT_ENCODING,
+        "presets": {unit: float(value) for unit, value in PRESETS.items()},
+        "presets_shown": {unit: _preset_shown(value) for unit, value in PRESETS.items()},
+        "texts_kept": TEXTS_HELD - 1,
+        "purposes": list(PURPOSES),
+        "background_purposes": list(BACKGROUND_PURPOSES),
+        "max_field_chars": MAX_FIELD_CHARS,
+        "bounds": {name: bound.to_json() for name, bound in BOUNDS.items()},
+        "defaults": {
+            "chunk": CHUNK_DEFAULTS,
+            "sizing": SIZING_DEFAULTS,
+            "budget": BUDGET_DEFAULTS,
+        },
+        "examples": {"sizing": SIZING_EXAMPLE, "budget": BUDGET_EXAMPLES},
+    }
+
+
+def _preset_shown(value: Fraction) -> str:
+    """``4/3`` as ``1.333``: how the ratio field shows a preset."""
+    return f"{float(value):.3f}".rstrip("0").rstrip(".")

@@ -1,0 +1,1 @@
+"""Planning from chunk arithmetic: index sizing, context budget, sweeps, remedies, corpora."""

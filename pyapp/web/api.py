@@ -1,0 +1,225 @@
+"""The one door between the browser worker and the engine: ``handle(request_json) -> str``.
+
+Requests and responses are JSON text (see ``docs/protocol.md``)::
+
+    {"ok": true,  "op": "chunk", "result": {...}}
+    {"ok": false, "op": "chunk", "error": {"field": "overlap", "message": "..."}}
+
+Nothing raises across this door: bad input is an error answer naming the field,
+and a bug is an error answer too (its traceback goes to stderr).
+Importing this module loads no tokenizer: ranks load on first token use.
+
+>>> import json
+>>> request = {"op": "counts", "text": "one two  three"}
+>>> json.loads(handle(json.dumps(request)))
+{'ok': True, 'op': 'counts', 'result': {'bytes': 14, 'chars': 14, 'words': 3, 'tokens': None}}
+>>> answer = json.loads(handle('{"op": "chunk", "text": "a b", "size": "2", "overlap": "2"}'))
+>>> answer["ok"], answer["error"]["field"]
+(False, 'overlap')
+
+A long text can be sent once and named afterwards (the engine holds the last
+:data:`~pyapp.facts.TEXTS_HELD`); a name it does not hold is an answer saying to send it again:
+
+>>> json.loads(handle('{"op": "text", "ref": "t1", "text": "one two"}'))["result"]
+{'ref': 't1', 'chars': 7}
+>>> json.loads(handle('{"op": "counts", "text_ref": "t1"}'))["result"]["words"]
+2
+>>> json.loads(handle('{"op": "counts", "text_ref": "t0"}'))["error"]["field"]
+'text_ref'
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from ..core.chunking import chunk_text, segment
+from ..core.export import dumps, export_filename
+from ..core.params import Params, parse_encoding, parse_params, parse_unit, quote
+from ..core.tokenizers import get_tokenizer
+from ..core.units import utf8_length
+from ..errors import EngineError, InputError
+from ..facts import MAX_BYTES, TEXTS_HELD
+from ..planning.budget import check_budget
+from ..planning.sizing import size_index
+from ..planning.sweep import sweep_text
+from .view import chunk_view, counts
+
+__all__ = ["OPS", "handle"]
+
+JSON = dict[str, Any]
+
+#: Texts sent once with the ``text`` op, by the ref the page chose (oldest first).
+_texts: dict[str, str] = {}
+
+
+def _ref(request: JSON, field: str) -> str:
+    ref = request.get(field)
+    if not isinstance(ref, str) or not ref:
+        raise InputError(field, f"{field} must be a non-empty string naming a text")
+    return ref
+
+
+def _text(request: JSON) -> str:
+    if "text_ref" in request and "text" not in request:
+        ref = _ref(request, "text_ref")
+        held = _texts.get(ref)
+        if held is None:
+            raise InputError(
+                "text_ref",
+                f"text_ref {quote(ref)} is not held (the engine keeps the last {TEXTS_HELD}"
+                " texts): send the text again with the text op",
+            )
+        return held
+    text = request.get("text")
+    if text is None:
+        raise InputError("text", "text is missing: send the text to chunk")
+    if not isinstance(text, str):
+        raise InputError("text", f"text must be a string, got {quote(text)}")
+    return text
+
+
+def _params(request: JSON) -> Params:
+    if "size" not in request:
+        raise InputError("size", "size is missing: enter a whole number of units, 1 or more")
+    return parse_params(
+        unit=request.get("unit", "word"),
+        encoding=request.get("encoding"),
+        size=request["size"],
+        overlap=request.get("overlap", 0),
+        overlap_mode=request.get("overlap_mode", "units"),
+        tokens_per_unit=request.get("tokens_per_unit"),
+        price_per_million=request.get("price_per_million", 1),
+    )
+
+
+def _op_counts(request: JSON) -> JSON:
+    text = _text(request)
+    unit = parse_unit(request.get("unit", "word"))
+    tokens: int | None = None
+    if unit == "token":
+        encoding = parse_encoding(request.get("encoding"))
+        if utf8_length(text) <= MAX_BYTES:  # a longer text is counted, not tokenized
+            params = parse_params(unit="token", encoding=encoding, size=1)
+            tokens = segment(text, params).count
+    return counts(text, tokens=tokens)
+
+
+def _op_chunk(request: JSON) -> JSON:
+    return chunk_view(_text(request), _params(request))
+
+
+def _op_text(request: JSON) -> JSON:
+    """Holds a text under the page's ``ref``, for later requests' ``text_ref``. Any
+    string is held; the ops that read it validate it, as they do ``text``."""
+    ref = _ref(request, "ref")
+    text = _text({"text": request.get("text")})
+    _texts.pop(ref, None)
+    _texts[ref] = text
+    while len(_texts) > TEXTS_HELD:
+        del _texts[next(iter(_texts))]
+    return {"ref": ref, "chars": len(text)}
+
+
+def _op_export(request: JSON) -> JSON:
+    report = chunk_text(_text(request), _params(request))
+    return {"filename": export_filename(report), "json": dumps(report)}
+
+
+def _op_warm(request: JSON) -> JSON:
+    encoding = parse_encoding(request.get("encoding"))
+    began = time.perf_counter()
+    get_tokenizer(encoding).encode("warm")
+    return {"encoding": encoding, "seconds": time.perf_counter() - began}
+
+
+#: The request fields each planning op reads; a field left out takes the
+#: function's default (:data:`~pyapp.facts.SIZING_DEFAULTS`, ``BUDGET_DEFAULTS``).
+_SIZE_FIELDS = (
+    "documents", "avg_tokens", "size", "overlap", "overlap_mode", "top_k", "budget", "dim",
+    "bytes_per_value",
+)  # fmt: skip
+_BUDGET_FIELDS = ("window", "system", "question", "answer", "top_k", "size")
+
+
+def _fields(request: JSON, names: tuple[str, ...]) -> dict[str, Any]:
+    return {name: request[name] for name in names if name in request}
+
+
+def _op_size(request: JSON) -> JSON:
+    fields = {"documents": None, "avg_tokens": None, "size": None, **_fields(request, _SIZE_FIELDS)}
+    return size_index(**fields).to_json()
+
+
+def _op_budget(request: JSON) -> JSON:
+    fields = {"window": None, "top_k": None, "size": None, **_fields(request, _BUDGET_FIELDS)}
+    return check_budget(**fields).to_json()
+
+
+def _op_sweep(request: JSON) -> JSON:
+    return sweep_text(
+        _text(request),
+        unit=request.get("unit", "word"),
+        encoding=request.get("encoding"),
+        size=request.get("size"),
+        overlap=request.get("overlap", 0),
+        overlap_mode=request.get("overlap_mode", "units"),
+    ).to_json()
+
+
+OPS: dict[str, Callable[[JSON], JSON]] = {
+    "chunk": _op_chunk,
+    "export": _op_export,
+    "counts": _op_counts,
+    "warm": _op_warm,
+    "size": _op_size,
+    "budget": _op_budget,
+    "sweep": _op_sweep,
+    "text": _op_text,
+}
+
+
+def _error(op: object, field: str | None, message: str) -> str:
+    name = op if isinstance(op, str) and op in OPS else None
+    body = {"ok": False, "op": name, "error": {"field": field, "message": message}}
+    return json.dumps(body, ensure_ascii=False)
+
+
+def handle(request_json: str) -> str:
+    """Answer one request; see the module docstring and ``docs/protocol.md``.
+
+    Whatever the string, the answer is a JSON object: bad input is a clear error,
+    and an unexpected failure (a bug) is one plain sentence, its traceback written
+    to stderr (the browser console, in the worker), never into the answer."""
+    try:
+        request = json.loads(request_json)
+    except RecursionError:
+        return _error(None, None, "the request nests too deeply: send a flat JSON object")
+    except (TypeError, ValueError) as exc:
+        reason = quote(str(exc))
+        return _error(None, None, f"the request is not valid JSON ({reason}): send a JSON object")
+    if not isinstance(request, dict):
+        return _error(None, None, "the request must be a JSON object with an op")
+    op = request.get("op")
+    action = OPS.get(op) if isinstance(op, str) else None
+    if action is None:
+        return _error(op, "op", f"unknown op {quote(op)}: use one of {', '.join(OPS)}")
+    try:
+        result = action(request)
+    except EngineError as exc:
+        return _error(op, exc.field, exc.message)
+    except (RecursionError, MemoryError) as exc:
+        return _error(op, None, f"the request is too large to answer ({type(exc).__name__})")
+    except Exception as exc:  # a bug: say so plainly, keep the details for the console
+        traceback.print_exc(file=sys.stderr)
+        return _error(
+            op,
+            None,
+            f"the engine failed on this request ({type(exc).__name__}); this is a bug,"
+            " and the details are in the browser console",
+        )
+    return json.dumps({"ok": True, "op": op, "result": result}, ensure_ascii=False)

@@ -1,0 +1,191 @@
+"""What the page shows for one text and configuration: the cards, the overview
+strip, the counts, and the ``chunk`` op's whole answer.
+
+Everything here is assembled from the chunker (:mod:`pyapp.core`) for the page;
+the export document is :mod:`pyapp.core.export`'s, never this.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from itertools import accumulate, islice
+from typing import Any, Final
+
+from ..core.cache import per_text
+from ..core.chunking import Window, chunk_text, segment, windows
+from ..core.export import boundaries_json, cap_json, params_json, summary_json
+from ..core.params import Params
+from ..core.summary import derive
+from ..core.units import Tokens, Words, strip_bom, utf8_length, word_count
+from ..core.windows import iter_spans
+from ..facts import MAX_BYTES
+from ..planning.remedies import with_remedies
+
+__all__ = ["OVERVIEW_WINDOWS", "chunk_view", "counts", "view_chunks"]
+
+JSON = dict[str, Any]
+
+#: The overview strip draws at most this many windows.
+OVERVIEW_WINDOWS: Final = 2_000
+
+#: The word count of the last few texts (the page asks again on every edit).
+_words = per_text(word_count)
+
+
+def counts(text: str, *, tokens: int | None) -> JSON:
+    """Bytes, code points, words (and tokens when known) of ``text``; counted over
+    the byte limit too, with ``over_limit``, so the page shows the real size."""
+    size = utf8_length(text)
+    out: JSON = {"bytes": size, "chars": len(text), "words": _words(text), "tokens": tokens}
+    if size > MAX_BYTES:
+        out["over_limit"] = True
+    return out
+
+
+@per_text
+def _word_index(text: str) -> tuple[list[str], list[int]]:
+    """The words of ``text`` (``str.split()``) and their running code-point lengths
+    (``lengths[k]`` is the length of the first ``k`` words), kept per text: every
+    size then joins its previews from slices instead of splitting the text again."""
+    words = text.split()
+    return words, list(accumulate(map(len, words), initial=0))
+
+
+def _local_marks(
+    cut_spans: list[tuple[int, int]], char_start: int, char_end: int
+) -> list[tuple[int, int]]:
+    """The parts of the cut spans inside ``[char_start, char_end)``, in the source's
+    code points (sorted, disjoint: cut spans are)."""
+    out: list[tuple[int, int]] = []
+    at = bisect_right(cut_spans, char_start, key=lambda span: span[1])
+    for a, b in islice(cut_spans, at, None):
+        if a >= char_end:
+            break
+        a, b = max(a, char_start), min(b, char_end)
+        if a < b:
+            out.append((a, b))
+    return out
+
+
+def _preview_marks(
+    local: list[tuple[int, int]],
+    window: Window,
+    starts: list[int],
+    ends: list[int],
+    lengths: list[int],
+) -> list[list[int]]:
+    """Source ranges of a word window mapped to its preview (the words joined by
+    single spaces): each word's part inside a range, plus the space between two
+    words the range spans."""
+    out: list[list[int]] = []
+    first = window.start
+
+    def at(k: int, offset: int) -> int:  # preview offset of code point `offset` of word k
+        return lengths[k] - lengths[first] + (k - first) + offset - starts[k]
+
+    for a, b in local:
+        k0 = bisect_right(ends, a, first, window.end)  # first word ending after a
+        k1 = bisect_left(starts, b, first, window.end) - 1  # last word starting before b
+        if k0 > k1:
+            continue
+        lo, hi = at(k0, max(a, starts[k0])), at(k1, min(b, ends[k1]))
+        if lo < hi:
+            out.append([lo, hi])
+    return out
+
+
+def view_chunks(
+    text: str, params: Params, *, cut_spans: list[tuple[int, int]] | None = None
+) -> list[JSON]:
+    """The chunk cards, as JSON objects: every field the page renders and nothing twice.
+
+    Each is an export chunk without ``text`` and ``preview``, and in word mode also
+    without ``repeated_prefix`` and ``fresh_text`` (a word card shows only the
+    preview). Then, in word mode, ``preview_repeated`` and ``preview_fresh`` (the
+    words of each part joined by single spaces), in token mode ``token_breaks``, and
+    in every mode ``cut_marks``: the ``[a, b)`` code-point ranges of the card's shown
+    text (word mode: ``preview_repeated``, a space when both parts are non-empty,
+    ``preview_fresh``; char and token mode: ``repeated_prefix + fresh_text``) that
+    belong to a sentence in ``cut_spans``.
+
+    >>> from ..core.params import parse_params
+    >>> params = parse_params(unit="word", size=3, overlap=1)
+    >>> [(c["preview_repeated"], c["preview_fresh"], c["cut_marks"])
+    ...  for c in view_chunks("a  b c\\nd", params, cut_spans=[(3, 8)])]
+    [('', 'a b c', [[2, 5]]), ('c', 'd', [[0, 3]])]
+    >>> chars = parse_params(unit="char", size=4, overlap=0)
+    >>> [(c["repeated_prefix"], c["fresh_text"], c["cut_marks"])
+    ...  for c in view_chunks("ab. cd.", chars, cut_spans=[(4, 7)])]
+    [('', 'ab. ', []), ('', 'cd.', [[0, 3]])]
+    """
+    seg = segment(text, params)
+    spans = cut_spans or []
+    tokens = seg if isinstance(seg, Tokens) else None
+    all_windows = list(windows(seg, params))
+    word = isinstance(seg, Words)
+    if isinstance(seg, Words):
+        words, lengths = _word_index(text)
+        starts, ends = seg.bounds(all_windows[-1].end if all_windows else 0)
+    out: list[JSON] = []
+    for w in all_windows:
+        chunk: JSON = {
+            "index": w.index,
+            "start": w.start,
+            "end": w.end,
+            "char_start": w.char_start,
+            "char_end": w.char_end,
+            "byte_start": w.byte_start,
+            "byte_end": w.byte_end,
+        }
+        local = _local_marks(spans, w.char_start, w.char_end)
+        if word:
+            split = w.start + w.repeated_units
+            chunk["repeated_units"] = w.repeated_units
+            chunk["fresh_units"] = w.end - split
+            chunk["preview_repeated"] = " ".join(words[w.start : split])
+            chunk["preview_fresh"] = " ".join(words[split : w.end])
+            chunk["cut_marks"] = _preview_marks(local, w, starts, ends, lengths)
+            out.append(chunk)
+            continue
+        chunk["repeated_prefix"] = text[w.char_start : w.split]
+        chunk["fresh_text"] = text[w.split : w.char_end]
+        chunk["repeated_units"] = w.repeated_units
+        chunk["fresh_units"] = w.fresh_units
+        if tokens is not None:
+            chunk["token_breaks"] = tokens.breaks(w.start, w.end, char_start=w.char_start)
+        chunk["cut_marks"] = [[a - w.char_start, b - w.char_start] for a, b in local]
+        out.append(chunk)
+    return out
+
+
+def overview(text: str, params: Params) -> JSON:
+    """The char spans of the first :data:`OVERVIEW_WINDOWS` windows (even when capped)."""
+    seg = segment(text, params)
+    spans: list[list[int]] = []
+    for start, end in iter_spans(seg.count, size=params.size, overlap=params.overlap):
+        if len(spans) == OVERVIEW_WINDOWS:
+            break
+        spans.append(list(seg.char_span(start, end)))
+    return {"total_chars": len(text), "windows": spans}
+
+
+def chunk_view(text: str, params: Params) -> JSON:
+    """The ``chunk`` op's answer: what the page renders for this text and configuration.
+    Offsets count from after a leading byte-order mark, as in the export."""
+    text, bom_removed = strip_bom(text)
+    report = chunk_text(text, params, chunks=False)
+    assert report.boundaries is not None
+    summary = report.summary
+    cut = report.boundaries.cut_spans
+    chunks = [] if report.capped else view_chunks(text, params, cut_spans=cut)
+    return {
+        "params": params_json(report),
+        "summary": summary_json(summary),
+        "derivation": derive(summary, params),
+        "capped": with_remedies(cap_json(report.capped), summary.units, params),
+        "boundaries": boundaries_json(report.boundaries),
+        "bom_removed": bom_removed,
+        "chunks": chunks,
+        "counts": counts(text, tokens=summary.units if params.unit == "token" else None),
+        "overview": overview(text, params),
+    }
