@@ -18,7 +18,7 @@ engine.start();
 // copy; the page works the same without it.
 if ("serviceWorker" in navigator) {
   engine.whenReady().then(() =>
-    navigator.serviceWorker.register(new URL("../sw.js", import.meta.url), { scope: "../" }).catch((err) => {
+    navigator.serviceWorker.register(new URL("../sw.js", import.meta.url), { scope: "../", updateViaCache: "none" }).catch((err) => {
       console.warn(`service worker not registered (repeat visits will not work offline): ${err && err.message ? err.message : err}`);
     }),
   );
