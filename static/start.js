@@ -7,7 +7,7 @@
 // app.js imports `engine` from here and calls engine.listen(), which replays the
 // stages seen so far.
 
-import { Engine } from "./engine-client.js";
+import { Engine } from "./engine/engine-client.js";
 
 export const engine = new Engine();
 engine.start();

@@ -237,9 +237,12 @@ def test_the_page_refers_only_to_its_own_files(built_site: Path) -> None:
     refs = re.findall(r"""(?:src|href)\s*=\s*["']([^"']+)["']""", html)
     foreign = [ref for ref in refs if re.match(r"(?i)^([a-z][a-z0-9+.-]*:|//)", ref)]
     assert [ref for ref in foreign if not ref.startswith("#")] == []
-    for script in (built_site / "static").glob("*.js"):
+    for script in (built_site / "static").rglob("*.js"):
         imports = re.findall(r"""(?m)^\s*import\b[^"']*["']([^"']+)["']""", script.read_text())
-        assert all(ref.startswith(".") for ref in imports), (script.name, imports)
+        assert all(ref.startswith(".") for ref in imports), (
+            script.relative_to(built_site),
+            imports,
+        )
 
 
 # ---- pasted text is text --------------------------------------------------------------
@@ -330,7 +333,7 @@ def select_cl100k(page: Any) -> None:
 # ---- engine-client.js: stale answers never reach the page -------------------------------
 
 STALE_CALLS = """async () => {
-  const { Engine } = await import("./static/engine-client.js");
+  const { Engine } = await import("./static/engine/engine-client.js");
   const stages = [];
   const engine = new Engine({ onStage: ({ stage }) => stages.push(stage) });
   engine.start();
@@ -355,7 +358,7 @@ def test_a_newer_call_of_the_same_purpose_makes_the_older_one_stale(ready_page: 
 # ---- engine-client.js: a long text crosses once, and again if the engine dropped it --------
 
 TEXT_ONCE = """async () => {
-  const { Engine } = await import("./static/engine-client.js");
+  const { Engine } = await import("./static/engine/engine-client.js");
   const engine = new Engine();
   engine.start();
   await engine.whenReady();
@@ -402,7 +405,7 @@ def test_a_long_text_crosses_once_and_again_only_when_the_engine_dropped_it(
 
 
 SWEEP_WAITS = """async () => {
-  const { Engine } = await import("./static/engine-client.js");
+  const { Engine } = await import("./static/engine/engine-client.js");
   const engine = new Engine();
   engine.start();
   await engine.whenReady();

@@ -4,8 +4,8 @@
 // what comes back. No figure is computed here: the engine validates every field
 // and returns every number with its derivation (docs/protocol.md, section 4).
 
-import { el } from "./dom.js";
-import * as fmt from "./format.js";
+import { el } from "../view/dom.js";
+import * as fmt from "../view/format.js";
 
 const DEBOUNCE_MS = 150;
 

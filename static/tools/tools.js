@@ -4,7 +4,7 @@
 // main result lands; they use the same engine, each call under its own purpose,
 // so a stale answer of one never reaches the screen of another.
 
-import { BoundaryView } from "./boundary-view.js";
+import { BoundaryView } from "../view/boundaries.js";
 import { mountBudget, mountSizing } from "./panels.js";
 import { mountSweep } from "./sweep-chart.js";
 

@@ -2,12 +2,12 @@
 // engine-client.js) for the view of the current configuration, and renders it.
 // The arithmetic is all the engine's; this module only wires and renders.
 
-import { STAGES } from "./engine-client.js";
+import { STAGES } from "../engine/engine-client.js";
 import * as fmt from "./format.js";
 import { DEFAULTS, readHash, writeHash } from "./hash.js";
 import { CardRenderer, renderCapNotice, renderOverview, renderSummary } from "./render.js";
-import { engine } from "./start.js"; // started before this module graph loaded
-import { mountTools } from "./tools.js";
+import { engine } from "../start.js"; // started before this module graph loaded
+import { mountTools } from "../tools/tools.js";
 
 // Typing in the text box waits for a pause; an edit of a field (size, overlap,
 // ratio, price) is sent at once: the engine client drops a superseded call's

