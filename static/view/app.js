@@ -1,13 +1,21 @@
-// The visualizer page: reads the controls, asks the engine (through
-// engine-client.js) for the view of the current configuration, and renders it.
-// The arithmetic is all the engine's; this module only wires and renders.
+// app.js: wires the page. It reads the controls, asks the engine (through
+// engine/engine-client.js) for the view of the current configuration, and hands
+// the answer to the modules that draw it. No figure is computed and nothing is
+// drawn here: the arithmetic is the engine's, the drawing the other view modules'.
 
-import { STAGES } from "../engine/engine-client.js";
-import * as fmt from "./format.js";
-import { DEFAULTS, readHash, writeHash } from "./hash.js";
-import { CardRenderer, renderCapNotice, renderOverview, renderSummary } from "./render.js";
+import { PURPOSE } from "../engine/protocol.js";
 import { engine } from "../start.js"; // started before this module graph loaded
+import { FieldErrors } from "../tools/forms.js";
 import { mountTools } from "../tools/tools.js";
+import { BoundaryView } from "./boundaries.js";
+import { renderCapNotice } from "./cap-notice.js";
+import { CardRenderer } from "./cards.js";
+import { buildControls, customRatioHint, showSettings, showUnit } from "./controls.js";
+import * as fmt from "./format.js";
+import { readHash, writeHash } from "./hash.js";
+import { renderOverview } from "./overview.js";
+import { Status } from "./status.js";
+import { renderSummary } from "./summary.js";
 
 // Typing in the text box waits for a pause; an edit of a field (size, overlap,
 // ratio, price) is sent at once: the engine client drops a superseded call's
@@ -15,20 +23,6 @@ import { mountTools } from "../tools/tools.js";
 // so fast typing costs at most the one computation already running.
 const DEBOUNCE_MS = 150;
 const FIELD_DELAY_MS = 0;
-
-// The preset tokens-per-unit, for display in the field only (the engine applies
-// the preset itself when it receives `tokens_per_unit: null`).
-const PRESET = {
-  word: { value: "1.333", hint: "English preset: 4/3 tokens per word (OpenAI's rule of thumb). Type your own ratio to override it." },
-  char: { value: "0.25", hint: "English preset: 0.25 tokens per character (OpenAI's rule of thumb). Type your own ratio to override it." },
-  token: { value: "1", hint: "Exact: token mode counts real tokens, so the ratio is 1." },
-};
-
-const UNIT_HINT = {
-  word: "Runs of non-whitespace. Splits on whitespace only; not language-aware.",
-  char: "Unicode code points, whitespace included.",
-  token: "Real tokens from the chosen encoding, counted exactly here in your browser.",
-};
 
 const EXAMPLE_TEXT = "one two three four five six seven eight nine ten";
 
@@ -56,11 +50,7 @@ const ui = {
   encodingRow: $("#encoding-row"),
   unitHint: $("#unit-hint"),
   overlapResolved: $("#overlap-resolved"),
-  status: $('[data-testid="status"]'),
-  statusText: $("#status-text"),
-  stages: $("#stages"),
   summary: $("#summary"),
-  staleNote: $("#stale-note"),
   overview: $("#overview"),
   overviewNote: $("#overview-note"),
   chunkList: $("#chunk-list"),
@@ -74,98 +64,37 @@ const ui = {
   countTokensWrap: $("#count-tokens-wrap"),
 };
 
+/** The control each engine field is shown against. */
+const FIELD_INPUT = {
+  text: ui.text,
+  size: ui.size,
+  overlap: ui.overlap,
+  tokens_per_unit: ui.tpu,
+  price_per_million: ui.price,
+  encoding: ui.encoding,
+};
+
+buildControls(document, ui.encoding);
+const status = new Status($('[data-testid="status"]'));
+const errors = new FieldErrors({
+  roots: [ui.form, ui.summary],
+  fallback: "general",
+  input: (field) => FIELD_INPUT[field] ?? null,
+  staleNote: $("#stale-note"),
+  staleTarget: document.body,
+});
+const cards = new CardRenderer(ui.chunkList);
+const boundaries = new BoundaryView({ list: ui.chunkList, summary: $('[data-testid="boundary-summary"]') });
+
 /** Settings as the user typed them (strings; the engine validates). */
-let settings = { ...DEFAULTS };
+let settings = readHash("");
 /** The last configuration the engine accepted, and its result. */
 let lastGood = null;
 let timer = 0;
 let viewSeq = 0;
 let ready = false;
-let busy = false;
-const cards = new CardRenderer(ui.chunkList);
 
-const engineCallbacks = {
-  onStage: ({ stage, detail }) => showStage(stage, detail),
-  onReady: () => {
-    ready = true;
-    showStage("ready", "");
-    schedule(0);
-  },
-  onFatal: ({ stage, message }) => {
-    setStatus("error", `Python failed to start in the ${stage} stage: ${message}. The text box still works; reload to try again.`);
-  },
-  onBusy: (isBusy) => {
-    busy = isBusy;
-    if (ready && ui.status.dataset.state !== "error") setStatus(isBusy ? "busy" : "ready");
-  },
-};
-
-// ---------------------------------------------------------------- status
-
-function setStatus(state, text) {
-  ui.status.dataset.state = state;
-  const words = { loading: "Starting Python…", busy: "Computing…", ready: "Ready", error: "Error" };
-  ui.statusText.textContent = text ?? words[state];
-  ui.stages.hidden = state !== "loading";
-}
-
-function showStage(stage, detail) {
-  if (stage === "ready") {
-    setStatus(busy ? "busy" : "ready");
-    return;
-  }
-  const at = STAGES.indexOf(stage);
-  for (const li of ui.stages.children) {
-    const i = STAGES.indexOf(li.dataset.stage);
-    li.dataset.progress = i < at ? "done" : i === at ? "active" : "todo";
-  }
-  setStatus("loading", `Starting Python: ${stage}${detail ? ` (${detail})` : ""}…`);
-}
-
-// ---------------------------------------------------------------- settings <-> controls
-
-function applySettingsToControls() {
-  ui.form.querySelector(`input[name="unit"][value="${settings.unit}"]`).checked = true;
-  ui.form.querySelector(`input[name="overlap-mode"][value="${settings.om}"]`).checked = true;
-  ui.size.value = settings.size;
-  ui.overlap.value = settings.overlap;
-  ui.price.value = settings.price;
-  ui.encoding.value = settings.enc;
-  ui.tokenBreaks.checked = settings.tb;
-  applyUnit();
-}
-
-/** Everything that follows the unit: labels, the tokens-per-unit field, legends. */
-function applyUnit() {
-  const unit = settings.unit;
-  for (const node of document.querySelectorAll("[data-unit-plural]")) node.textContent = fmt.unitPlural(unit);
-  for (const node of document.querySelectorAll("[data-unit-singular]")) node.textContent = fmt.unitSingular(unit);
-  ui.encodingRow.hidden = unit !== "token";
-  ui.unitHint.textContent = UNIT_HINT[unit];
-  ui.tokenBreaksWrap.hidden = unit !== "token";
-  ui.legendWs.hidden = unit === "word";
-  ui.legendNorm.hidden = unit !== "word";
-  ui.countTokensWrap.hidden = unit !== "token";
-  if (unit === "token") {
-    ui.tpu.value = PRESET.token.value;
-    ui.tpu.disabled = true;
-    ui.tpu.dataset.mode = "exact";
-    ui.tpuHint.textContent = PRESET.token.hint;
-    ui.tpuReset.hidden = true;
-  } else if (settings.tpu === null) {
-    ui.tpu.value = PRESET[unit].value;
-    ui.tpu.disabled = false;
-    ui.tpu.dataset.mode = "preset";
-    ui.tpuHint.textContent = PRESET[unit].hint;
-    ui.tpuReset.hidden = true;
-  } else {
-    ui.tpu.value = settings.tpu;
-    ui.tpu.disabled = false;
-    ui.tpu.dataset.mode = "custom";
-    ui.tpuHint.textContent = `Your ratio: ${settings.tpu} tokens per ${fmt.unitSingular(unit)}. It stays when you change the unit.`;
-    ui.tpuReset.hidden = false;
-  }
-}
+// ---------------------------------------------------------------- settings
 
 function saveHash() {
   const hash = writeHash(settings);
@@ -205,93 +134,46 @@ function schedule(delay = DEBOUNCE_MS) {
   });
 }
 
+/** Asks the engine; an engine failure is the status line's to show (onOutcome). */
+async function ask(purpose, request) {
+  try {
+    return await engine.call(purpose, request);
+  } catch {
+    return null;
+  }
+}
+
 async function compute() {
   if (!ready) return;
   const request = buildRequest("chunk");
   const seq = ++viewSeq;
-  let response;
-  try {
-    response = await engine.call("view", request);
-  } catch (err) {
-    showEngineError(err);
-    return;
-  }
+  const response = await ask(PURPOSE.view, request);
   if (response === null || seq !== viewSeq) return; // a newer edit is on its way
   if (response.ok) {
-    clearErrors();
+    errors.clear();
     lastGood = { request, result: response.result };
     render(response.result);
-    tools.viewLanded(request, response.result);
+    tools.viewLanded(request);
   } else {
-    showFieldError(response.error);
+    errors.show(response.error, { stale: lastGood !== null });
     refreshCounts(request);
   }
 }
 
 /** Keeps the live counts true while the chunk request is refused for another field. */
 async function refreshCounts(request) {
-  let response;
-  try {
-    response = await engine.call("counts", { op: "counts", text: request.text, unit: request.unit, encoding: request.encoding });
-  } catch (err) {
-    showEngineError(err);
-    return;
-  }
-  if (response && response.ok) renderCounts(response.result);
-}
-
-function showEngineError(err) {
-  const message = err && err.message ? err.message : String(err);
-  setStatus("error", `The engine failed: ${message}`);
-}
-
-// ---------------------------------------------------------------- errors
-
-function errorNode(field) {
-  return ui.form.querySelector(`[data-testid="error"][data-field="${field}"]`) ||
-    document.querySelector('[data-testid="error"][data-field="general"]');
-}
-
-function clearErrors() {
-  // The main view's own messages only: the panels in #tools keep theirs.
-  for (const node of document.querySelectorAll('#inputs [data-testid="error"], #summary [data-testid="error"]')) {
-    node.hidden = true;
-    node.textContent = "";
-  }
-  for (const input of ui.form.querySelectorAll("[aria-invalid]")) input.removeAttribute("aria-invalid");
-  ui.staleNote.hidden = true;
-  document.body.classList.remove("is-stale");
-}
-
-const FIELD_INPUT = {
-  text: "text",
-  size: "size",
-  overlap: "overlap",
-  tokens_per_unit: "tpu",
-  price_per_million: "price",
-  encoding: "encoding",
-};
-
-function showFieldError(error) {
-  clearErrors();
-  const field = error && error.field;
-  const node = errorNode(field);
-  node.textContent = (error && error.message) || "The engine refused this input.";
-  node.hidden = false;
-  const input = ui[FIELD_INPUT[field]];
-  if (input) input.setAttribute("aria-invalid", "true");
-  if (lastGood) {
-    ui.staleNote.hidden = false;
-    document.body.classList.add("is-stale");
-  }
+  const { text, unit, encoding } = request;
+  const response = await ask(PURPOSE.counts, { op: "counts", text, unit, encoding });
+  if (response === null) return;
+  renderCounts(response.ok ? response.result : null);
 }
 
 // ---------------------------------------------------------------- render
 
+/** The counts under the text box; null: not known (a text refused before it crossed). */
 function renderCounts(counts) {
-  if (!counts) return;
   for (const node of document.querySelectorAll("[data-count]")) {
-    const value = counts[node.dataset.count];
+    const value = counts?.[node.dataset.count];
     node.textContent = value === null || value === undefined ? "–" : fmt.integer(value);
     node.dataset.value = value === null || value === undefined ? "" : String(value);
   }
@@ -318,6 +200,7 @@ function render(result) {
   ui.download.hidden = Boolean(capped);
   ui.download.disabled = Boolean(capped);
   ui.emptyNote.hidden = summary.chunks !== 0;
+  boundaries.update(result);
   cards.render(capped ? [] : chunks, params.unit, params.unit === "token" && settings.tb);
 }
 
@@ -331,17 +214,10 @@ function rerenderCards() {
 
 /** Exports the configuration in the fields now (what the screen shows, or is about to). */
 async function download() {
-  const request = buildRequest("export");
-  let response;
-  try {
-    response = await engine.call("export", request);
-  } catch (err) {
-    showEngineError(err);
-    return;
-  }
+  const response = await ask(PURPOSE.export, buildRequest("export"));
   if (response === null) return;
   if (!response.ok) {
-    showFieldError(response.error);
+    errors.show(response.error, { stale: lastGood !== null });
     return;
   }
   const { filename, json } = response.result;
@@ -356,20 +232,6 @@ async function download() {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-// ---------------------------------------------------------------- overview -> card
-
-function goToCard(index) {
-  if (!lastGood || lastGood.result.capped) return;
-  cards.ensure(index);
-  const card = document.getElementById(`chunk-${index}`);
-  if (!card) return;
-  card.scrollIntoView({ block: "center", behavior: "auto" });
-  card.focus({ preventScroll: true });
-  card.classList.remove("flash");
-  void card.offsetWidth; // restart the highlight animation
-  card.classList.add("flash");
-}
-
 // ---------------------------------------------------------------- events
 
 function onSettingsEdited({ delay = FIELD_DELAY_MS } = {}) {
@@ -379,41 +241,38 @@ function onSettingsEdited({ delay = FIELD_DELAY_MS } = {}) {
   queueMicrotask(saveHash);
 }
 
+/** Settings replaced at once (a link, an example, a sweep point): show them, compute. */
+function applySettings(next) {
+  settings = next;
+  showSettings(ui, settings);
+  onSettingsEdited({ delay: 0 });
+}
+
 ui.text.addEventListener("input", () => schedule());
 
-ui.size.addEventListener("input", () => {
-  settings.size = ui.size.value;
-  onSettingsEdited();
-});
-
-ui.overlap.addEventListener("input", () => {
-  settings.overlap = ui.overlap.value;
-  onSettingsEdited();
-});
-
-ui.price.addEventListener("input", () => {
-  settings.price = ui.price.value;
-  onSettingsEdited();
-});
+for (const [input, key] of [[ui.size, "size"], [ui.overlap, "overlap"], [ui.price, "price"]]) {
+  input.addEventListener("input", () => {
+    settings[key] = input.value;
+    onSettingsEdited();
+  });
+}
 
 ui.tpu.addEventListener("input", () => {
   const value = ui.tpu.value.trim();
   settings.tpu = value === "" ? null : ui.tpu.value;
   ui.tpu.dataset.mode = settings.tpu === null ? "preset" : "custom";
   ui.tpuReset.hidden = settings.tpu === null;
-  if (settings.tpu !== null) {
-    ui.tpuHint.textContent = `Your ratio: ${settings.tpu.trim()} tokens per ${fmt.unitSingular(settings.unit)}. It stays when you change the unit.`;
-  }
+  if (settings.tpu !== null) ui.tpuHint.textContent = customRatioHint(settings.tpu, settings.unit);
   onSettingsEdited();
 });
 
 ui.tpu.addEventListener("change", () => {
-  if (settings.tpu === null) applyUnit(); // an emptied field goes back to showing the preset
+  if (settings.tpu === null) showUnit(ui, settings); // an emptied field goes back to showing the preset
 });
 
 ui.tpuReset.addEventListener("click", () => {
   settings.tpu = null;
-  applyUnit();
+  showUnit(ui, settings);
   ui.tpu.focus();
   onSettingsEdited();
 });
@@ -427,7 +286,7 @@ ui.form.addEventListener("change", (event) => {
   const target = event.target;
   if (target.name === "unit") {
     settings.unit = target.value;
-    applyUnit();
+    showUnit(ui, settings);
     onSettingsEdited({ delay: 0 });
   } else if (target.name === "overlap-mode") {
     settings.om = target.value;
@@ -449,52 +308,46 @@ ui.download.addEventListener("click", () => {
 
 ui.overview.addEventListener("click", (event) => {
   const bar = event.target.closest("[data-index]");
-  if (bar) goToCard(Number(bar.getAttribute("data-index")));
+  if (bar && lastGood && !lastGood.result.capped) cards.goTo(Number(bar.getAttribute("data-index")));
 });
 
 for (const button of document.querySelectorAll("[data-example]")) {
   button.addEventListener("click", () => {
     ui.text.value = EXAMPLE_TEXT;
-    settings = {
-      ...settings,
-      unit: "word",
-      size: "4",
-      overlap: button.dataset.example === "overlap" ? "1" : "0",
-      om: "units",
-      tpu: "1",
-      price: "1",
-    };
-    applySettingsToControls();
-    onSettingsEdited({ delay: 0 });
+    const overlap = button.dataset.example === "overlap" ? "1" : "0";
+    applySettings({ ...settings, unit: "word", size: "4", overlap, om: "units", tpu: "1", price: "1" });
   });
 }
 
 window.addEventListener("hashchange", () => {
   settings = readHash(location.hash);
-  applySettingsToControls();
+  showSettings(ui, settings);
   schedule(0);
 });
 
 // ---------------------------------------------------------------- planning tools
 
-/** A sweep point chosen: its size and overlap (whole units) go into the main inputs. */
-function applySetting({ size, overlap }) {
-  settings = { ...settings, size: String(size), overlap: String(overlap), om: "units" };
-  applySettingsToControls();
-  onSettingsEdited({ delay: 0 });
-}
-
 const tools = mountTools({
   engine,
   source: () => ({ text: ui.text.value, unit: settings.unit, encoding: settings.enc }),
-  apply: applySetting,
+  // A sweep point chosen: its size and overlap (whole units) go into the main inputs.
+  apply: ({ size, overlap }) => applySettings({ ...settings, size: String(size), overlap: String(overlap), om: "units" }),
 });
 
 // ---------------------------------------------------------------- start
 
 settings = readHash(location.hash);
 if (!ui.text.value) ui.text.value = SAMPLE_TEXT;
-applySettingsToControls();
+showSettings(ui, settings);
 saveHash();
-setStatus("loading");
-engine.listen(engineCallbacks); // replays the stages seen before this module ran
+engine.listen({
+  onStage: ({ stage, detail }) => status.stage(stage, detail),
+  onReady: () => {
+    ready = true;
+    status.stage("ready", "");
+    schedule(0);
+  },
+  onFatal: ({ stage, message }) => status.failedToStart(stage, message),
+  onBusy: (busy) => status.busyChanged(busy),
+  onOutcome: (error) => status.outcome(error),
+}); // replays the stages seen before this module ran

@@ -374,7 +374,7 @@ TEXT_ONCE = """async () => {
   // Four other texts held directly push the first one out of the engine (it keeps 4);
   // the client still names it, is told so, sends it again and repeats the call.
   for (const ref of ["x1", "x2", "x3", "x4"]) {
-    await engine.call("other", { op: "text", ref, text: ref });
+    await engine.call("counts", { op: "text", ref, text: ref });
   }
   const resent = await engine.call("view", { op: "counts", text: big });
   engine.terminate();
@@ -412,10 +412,10 @@ SWEEP_WAITS = """async () => {
   const text = "One sentence here. Another one there. ".repeat(3000);
   await engine.call("counts", { op: "counts", text });  // the text crosses first
   const order = [];
-  const busy = engine.call("view", { op: "chunk", text, unit: "token", size: 50, overlap: 5 });
+  const busy = engine.call("counts", { op: "chunk", text, unit: "token", size: 50, overlap: 5 });
   const sweep = engine.call("sweep", { op: "sweep", text, unit: "word", size: 50, overlap: 5 })
     .then(() => order.push("sweep"));
-  const view = engine.call("view2", { op: "chunk", text, unit: "word", size: 60, overlap: 5 })
+  const view = engine.call("view", { op: "chunk", text, unit: "word", size: 60, overlap: 5 })
     .then(() => order.push("view"));
   await Promise.all([busy, sweep, view]);
   engine.terminate();
