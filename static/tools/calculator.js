@@ -9,7 +9,7 @@
 // get their first values from the engine's facts (sizing.js, budget.js).
 
 import { messageOf } from "../engine/protocol.js";
-import { el } from "../view/dom.js";
+import { derivationRow, showFigure } from "../view/derivation.js";
 import { FieldErrors } from "./forms.js";
 
 const DEBOUNCE_MS = 150;
@@ -118,27 +118,12 @@ export class Calculator {
     for (const dd of this.panel.querySelectorAll("[data-out] [data-key]")) {
       const key = dd.dataset.key;
       const spec = this.figures[key];
-      if (!spec) continue;
-      const value = result[key];
-      dd.textContent = spec.fmt(value);
-      dd.dataset.value = value === null || value === undefined ? "" : String(value);
-      const d = derivation && derivation[key];
-      dd.title = d ? `${d.formula} = ${d.inputs}` : "";
+      if (spec) showFigure(dd, result[key], spec.fmt(result[key]), derivation?.[key]);
     }
-    const rows = [];
-    for (const [key, d] of Object.entries(derivation || {})) {
+    const rows = Object.entries(derivation || {}).map(([key, d]) => {
       const spec = this.figures[key];
-      const tr = el("tr", { "data-key": key });
-      const name = el("th", { scope: "row" }, spec ? spec.label : key);
-      if (d.note) name.append(el("span", { class: "derivation-note" }, d.note));
-      tr.append(
-        name,
-        el("td", { class: "mono" }, d.formula),
-        el("td", { class: "mono" }, d.inputs),
-        el("td", { class: "num" }, spec ? spec.fmt(d.value) : String(d.value)),
-      );
-      rows.push(tr);
-    }
+      return derivationRow(key, spec ? spec.label : key, d, spec ? spec.fmt(d.value) : String(d.value));
+    });
     this.panel.querySelector("[data-derivation]").replaceChildren(...rows);
     this.after(result);
   }

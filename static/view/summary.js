@@ -1,7 +1,7 @@
 // The summary panel: the engine's figures and how each was derived. Nothing here
 // computes a figure; it lays out what the engine returned.
 
-import { el } from "./dom.js";
+import { derivationRow, showFigure } from "./derivation.js";
 import * as fmt from "./format.js";
 
 /** The summary figures: key in the engine's summary, testid, formatter, label. */
@@ -22,27 +22,15 @@ export function renderSummary(root, result) {
   const { summary, derivation, params } = result;
   for (const f of FIGURES) {
     const dd = root.querySelector(`[data-testid="${f.testid}"]`);
-    if (!dd) continue;
-    const value = summary[f.key];
-    dd.textContent = f.fmt(value);
-    dd.dataset.value = String(value);
-    const d = derivation && derivation[f.key];
-    dd.title = d ? `${d.formula} = ${d.inputs}` : "";
+    if (dd) showFigure(dd, summary[f.key], f.fmt(summary[f.key]), derivation?.[f.key]);
   }
   const body = root.querySelector("#derivation-body");
   const rows = [];
   for (const f of FIGURES) {
     const d = derivation && derivation[f.key];
     if (!d) continue;
-    const tr = el("tr", { "data-key": f.key });
     const label = f.unit ? f.label.replace("units", fmt.unitPlural(params.unit)) : f.label;
-    tr.append(
-      el("th", { scope: "row" }, label),
-      el("td", { class: "mono" }, d.formula),
-      el("td", { class: "mono" }, d.inputs),
-      el("td", { class: "num" }, f.fmt(summary[f.key])),
-    );
-    rows.push(tr);
+    rows.push(derivationRow(f.key, label, d, f.fmt(summary[f.key])));
   }
   body.replaceChildren(...rows);
 }
