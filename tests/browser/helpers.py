@@ -24,6 +24,42 @@ STATUS = '[data-testid="status"]'
 READY = f'{STATUS}[data-state="ready"]'
 
 
+# An init script (it runs before the page's own scripts): records the length of
+# every request the page posts to the worker (`window.__spy.posted`), and turns
+# the next answer to a call of purpose `window.__spy.failNext` into the message the
+# worker sends when handle() itself raises, traceback included.
+WORKER_SPY = """(() => {
+  const spy = { posted: [], failNext: null, purposes: new Map() };
+  Object.defineProperty(window, "__spy", { value: spy });
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message, ...rest) {
+    if (message?.type === "call") {
+      spy.posted.push(message.request.length);
+      spy.purposes.set(message.id, message.purpose);
+    }
+    return post.call(this, message, ...rest);
+  };
+  const onmessage = Object.getOwnPropertyDescriptor(Worker.prototype, "onmessage");
+  Object.defineProperty(Worker.prototype, "onmessage", {
+    configurable: true,
+    get() { return onmessage.get.call(this); },
+    set(handler) {
+      onmessage.set.call(this, (event) => {
+        const data = event.data;
+        if (data?.type === "result" && spy.failNext === spy.purposes.get(data.id)) {
+          spy.failNext = null;
+          const message = "Traceback (most recent call last):\\n" +
+            '  File "/lib/python3.14/site-packages/pyapp/web/api.py", line 9, in handle\\n' +
+            "ZeroDivisionError: division by zero";
+          return handler({ data: { type: "error", id: data.id, message } });
+        }
+        return handler(event);
+      });
+    },
+  });
+})();"""
+
+
 def wait_until_ready(page: Any, timeout_ms: int = BOOT_TIMEOUT_MS) -> None:
     """Waits until start-up ends; fails, saying why, if it ended in an error."""
     page.wait_for_selector(f'{READY}, {STATUS}[data-state="error"]', timeout=timeout_ms)
