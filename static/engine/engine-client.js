@@ -30,9 +30,11 @@
 //   - `purpose` is one of PURPOSE (pyapp/facts.py). Each new call supersedes the
 //     pending call of the same purpose: the older promise resolves to null at
 //     once, and its answer, if it still comes, is ignored.
-//   - `request` is a plain object; it crosses to Python as JSON text. A text of
-//     4,096 characters or more crosses once; later calls with the same text name
-//     it. The caller always passes `text` as it is.
+//   - `request` is a plain object; it crosses to Python as JSON text. A `text`
+//     over the engine's byte limit never crosses: the call is answered here, as
+//     the engine would answer it (`ok: false`, field "text"), after bounded work.
+//     A text of 4,096 characters or more crosses once; later calls with the same
+//     text name it. The caller always passes `text` as it is.
 //   - resolves to the parsed response object `{ok, op, result}` or `{ok, op, error}`
 //     exactly as `pyapp.web.api.handle` returned it (bad input is `ok: false`, not a rejection).
 //   - rejects with an Error only when `handle` itself raised (an engine bug: one
@@ -52,6 +54,7 @@
 
 import { FACTS } from "../facts.js";
 import { messageOf, PURPOSE } from "./protocol.js";
+import { measureText, overLimitMessage } from "./text-limit.js";
 
 const WORKER_URL = new URL("./worker.js", import.meta.url).href;
 
@@ -138,8 +141,8 @@ export class Engine {
   }
 
   /**
-   * Sends one request to `pyapp.web.api.handle`. A long `text` crosses once: the
-   * request names it by `text_ref`;
+   * Sends one request to `pyapp.web.api.handle`. A text over the byte limit is
+   * refused here. A long `text` crosses once: the request names it by `text_ref`;
    * if the engine no longer holds it (its answer blames `text_ref`), the text is
    * sent again and the request repeated, once.
    * @param {string} purpose one of PURPOSE
@@ -151,6 +154,10 @@ export class Engine {
     if (this._fatal !== null) return Promise.reject(this._fatal);
     this.start();
     const text = request.text;
+    if (typeof text === "string") {
+      const size = measureText(text);
+      if (size.over) return this._refuse(purpose, request.op, { field: "text", message: overLimitMessage(size) });
+    }
     if (typeof text !== "string" || text.length < LONG_TEXT) return this._send(purpose, JSON.stringify(request));
     const { text: _, ...rest } = request;
     const named = () => JSON.stringify({ ...rest, text_ref: this._holdText(text) });
@@ -160,6 +167,13 @@ export class Engine {
       this._refs.delete(text);
       return this._send(purpose, named());
     });
+  }
+
+  /** Answers a call here, as the engine would have: it supersedes the pending one. */
+  _refuse(purpose, op, error) {
+    const older = this._newest.get(purpose);
+    if (older !== undefined) this._settle(older, null);
+    return Promise.resolve({ ok: false, op: op ?? null, error });
   }
 
   /** Posts one call; the promise settles with its parsed answer (null if superseded). */

@@ -4,6 +4,7 @@
 // drawn here: the arithmetic is the engine's, the drawing the other view modules'.
 
 import { PURPOSE } from "../engine/protocol.js";
+import { measureText } from "../engine/text-limit.js";
 import { engine } from "../start.js"; // started before this module graph loaded
 import { FieldErrors } from "../tools/forms.js";
 import { mountTools } from "../tools/tools.js";
@@ -14,6 +15,7 @@ import { buildControls, customRatioHint, showSettings, showUnit } from "./contro
 import * as fmt from "./format.js";
 import { readHash, writeHash } from "./hash.js";
 import { renderOverview } from "./overview.js";
+import { guardPaste } from "./paste-guard.js";
 import { Status } from "./status.js";
 import { renderSummary } from "./summary.js";
 
@@ -62,6 +64,7 @@ const ui = {
   legendWs: $("#legend-ws"),
   legendNorm: $("#legend-norm"),
   countTokensWrap: $("#count-tokens-wrap"),
+  countBytes: $('[data-testid="count-bytes"]'),
 };
 
 /** The control each engine field is shown against. */
@@ -160,9 +163,18 @@ async function compute() {
   }
 }
 
-/** Keeps the live counts true while the chunk request is refused for another field. */
+/**
+ * Keeps the live counts true while the chunk request is refused. A text over the
+ * byte limit is not sent: its counts are what the page measured (no more).
+ */
 async function refreshCounts(request) {
   const { text, unit, encoding } = request;
+  const size = measureText(text);
+  if (size.over) {
+    renderCounts({ bytes: size.exact ? size.bytes : null, chars: size.chars });
+    if (!size.exact) ui.countBytes.textContent = `${fmt.integer(size.bytes)} or more`;
+    return;
+  }
   const response = await ask(PURPOSE.counts, { op: "counts", text, unit, encoding });
   if (response === null) return;
   renderCounts(response.ok ? response.result : null);
@@ -249,6 +261,9 @@ function applySettings(next) {
 }
 
 ui.text.addEventListener("input", () => schedule());
+
+// A paste (or drop) over the byte limit is refused before the text box holds it.
+guardPaste(ui.text, (message) => errors.show({ field: "text", message }, { mark: false }));
 
 for (const [input, key] of [[ui.size, "size"], [ui.overlap, "overlap"], [ui.price, "price"]]) {
   input.addEventListener("input", () => {

@@ -2,6 +2,8 @@
 
 - After the engine fails on a call, the status follows the latest call: a later
   answer clears "Error", and a traceback is never shown (it goes to the console).
+- A paste over the byte limit is refused in the page, inline, before the text box
+  holds it and before anything of it crosses to the worker.
 
 Each is checked by what happened (messages, entries, the DOM), never by a clock.
 """
@@ -14,6 +16,7 @@ from typing import Any
 from helpers import (
     WORKER_SPY,
     configure,
+    error_slot,
     expect_figure,
     native,
     open_ready,
@@ -57,3 +60,47 @@ def test_after_an_engine_failure_the_next_answer_clears_the_error_and_no_traceba
     expect_figure(page, "summary-chunks", str(chunks), str(chunks))
     expect(status).to_have_attribute("data-state", "ready")
     expect(status).to_have_text(re.compile("Ready"))
+
+
+# ---- a paste over the limit never reaches the text box or the worker ------------------
+
+PASTE = """(length) => {
+  const box = document.querySelector('[data-testid="text-input"]');
+  box.focus();
+  box.select();
+  const data = new DataTransfer();
+  data.setData("text/plain", "x".repeat(length));
+  const init = { clipboardData: data, bubbles: true, cancelable: true };
+  const paste = new ClipboardEvent("paste", init);
+  box.dispatchEvent(paste);
+  return paste.defaultPrevented;
+}"""
+
+
+def test_a_20_mb_paste_is_refused_inline_and_nothing_of_it_reaches_the_worker(
+    page: Any, site_url: str
+) -> None:
+    page.add_init_script(WORKER_SPY)
+    open_ready(page, site_url)
+    configure(page, text=TEN_WORDS, unit="word", size=4, overlap=1)
+    expect_figure(page, "summary-chunks", "3", "3")
+    before = page.get_by_test_id("text-input").input_value()
+
+    # The paste a browser dispatches; cancelling it is what keeps the text out.
+    assert page.evaluate(PASTE, 20_000_000) is True
+    error = error_slot(page, "text")
+    expect(error).to_be_visible()
+    expect(error).to_contain_text("not put in")
+    expect(error).to_contain_text("20,000,000 bytes or more")
+    expect(error).to_contain_text("1,000,000-byte limit")
+    expect(error).to_contain_text("previous text is kept")
+    assert page.get_by_test_id("text-input").input_value() == before
+    expect_figure(page, "summary-chunks", "3", "3")
+    expect(page.get_by_test_id("stale-note")).to_be_hidden()  # the result is still current
+    assert max(page.evaluate("() => window.__spy.posted")) < 10_000
+
+    # The next edit is computed as usual and clears the message.
+    configure(page, size=5)
+    expect(error).to_be_hidden()
+    # A paste under the limit goes in.
+    assert page.evaluate(PASTE, 1_000) is False

@@ -16,6 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from helpers import (
     BOOT_TIMEOUT_MS,
+    WORKER_SPY,
     configure,
     error_slot,
     expect_figure,
@@ -365,7 +366,11 @@ def test_errors_show_next_to_the_field_and_keep_the_last_result(app: Any) -> Non
     expect(app.get_by_test_id("stale-note")).to_be_hidden()
 
 
-def test_text_over_one_million_bytes_is_refused_with_its_size_and_the_limit(app: Any) -> None:
+def test_text_over_one_million_bytes_is_refused_in_the_page_with_its_size_and_the_limit(
+    page: Any, site_url: str
+) -> None:
+    page.add_init_script(WORKER_SPY)
+    app = open_ready(page, site_url)
     configure(app, text=TEN_WORDS, unit="word", size="4", overlap="1")
     expect_figure(app, "summary-chunks", "3", "3")
     big = "é" * 500_001  # 1,000,002 bytes of UTF-8, 500,001 code points
@@ -374,13 +379,16 @@ def test_text_over_one_million_bytes_is_refused_with_its_size_and_the_limit(app:
     expect(error).to_be_visible(timeout=20_000)
     expect(error).to_contain_text("1,000,002 bytes")
     expect(error).to_contain_text("1,000,000")
+    # Refused before it crossed: no request carried the text to the worker.
+    assert max(app.evaluate("() => window.__spy.posted")) < len(big)
     expect_figure(app, "summary-chunks", "3", "3")
-    # The live counts under the text box are the new text's, not the last good one's.
+    # The live counts under the text box are the new text's, not the last good one's:
+    # bytes and code points as the page measured them, words left to the engine.
     bytes_count = app.get_by_test_id("count-bytes")
     expect(bytes_count).to_have_attribute("data-value", "1000002", timeout=20_000)
     expect(bytes_count).to_have_text("1,000,002")
     expect(app.get_by_test_id("count-chars")).to_have_text("500,001")
-    expect(app.get_by_test_id("count-words")).to_have_text("1")
+    expect(app.get_by_test_id("count-words")).to_have_text("–")
 
 
 def test_over_256_chunks_the_summary_stays_and_a_cap_notice_replaces_cards(app: Any) -> None:
