@@ -13,7 +13,9 @@
 // read lazily, e.g. the tokenizer ranks). If the snapshot is missing, altered or
 // cannot be restored, the worker says so in the runtime stage's detail and on the
 // console, and boots the runtime from scratch. After its first answers, once idle
-// for a second, it loads the o200k_base ranks, so the first switch to token mode is quicker.
+// for a second, it loads the default encoding's tokenizer (the o200k_base ranks) in
+// short slices, so the first switch to token mode is quicker and no edit waits
+// behind the whole load.
 //
 // Messages: protocol.js declares them, docs/protocol.md is the contract.
 //
@@ -38,7 +40,11 @@ const LOCK_URL = new URL("../../packages/site-lock.json", import.meta.url).href;
 const PACKAGES = ["micropip", "pyapp"];
 const ENGINE_MODULE = "pyapp.web.api";
 const SNAPSHOT_MANIFEST_URL = new URL("../../snapshot/snapshot.json", import.meta.url).href;
-const WARM_REQUEST = JSON.stringify({ op: "warm", encoding: FACTS.default_encoding });
+// One slice of the warm-up: about this long in handle(), in steps that each read a
+// bounded part of the rank file (pyapp.core.tokenizers.warm), so a call that arrives
+// meanwhile waits for one slice at most.
+const WARM_SLICE_SECONDS = 0.02;
+const WARM_REQUEST = JSON.stringify({ op: "warm", encoding: FACTS.default_encoding, seconds: WARM_SLICE_SECONDS });
 
 /** The snapshot's bytes, checked and unpacked; fetched while the rest starts. */
 async function fetchSnapshot() {
@@ -73,11 +79,17 @@ let runtimeModule = null;
 /** @type {Array<{id: number, purpose: string, request: string}>} */
 const queue = [];
 let draining = false;
-let warmed = false;
+/** "waiting" until the warm-up begins, "warming" while its slices are queued, then "done". */
+let warmState = "waiting";
 let warmTimer = 0;
-// Ranks load once the worker has been idle this long, so they do not hold up a
-// user's first edits (loading them takes a few hundred milliseconds).
+let warmBegan = 0;
+let warmSlices = 0;
+// The warm-up begins once the worker has been idle this long after its first
+// answers, so it does not hold up a person's first edits; after any other call it
+// waits until the worker has been quiet this long again, so the page draws the
+// answer without the warm-up competing for the processor.
 const WARM_AFTER_IDLE_MS = 1000;
+const WARM_RESUME_MS = 300;
 
 function post(message) {
   self.postMessage(message);
@@ -186,12 +198,18 @@ async function drain() {
     }
     const began = performance.now();
     try {
-      post({ type: "result", id: call.id, response: handle(call.request) });
+      const response = handle(call.request);
+      if (call.purpose === PURPOSE.warm) warmAnswered(response, began);
+      else {
+        post({ type: "result", id: call.id, response });
+        if (warmState === "warming") holdWarming();
+      }
     } catch (err) {
       // handle() answers every request, bugs included; this is the runtime itself
       // failing. The traceback goes to the console, one line to the page.
       console.warn(`engine: handle() raised on a ${call.purpose} call: ${messageOf(err)}`);
-      post({ type: "error", id: call.id, message: `handle() raised ${err?.type ?? err?.name ?? "an error"}` });
+      if (call.purpose === PURPOSE.warm) warmState = "done";
+      else post({ type: "error", id: call.id, message: `handle() raised ${err?.type ?? err?.name ?? "an error"}` });
     }
     // The newest call of each purpose, timed, for profilers and the benchmark.
     performance.clearMeasures(`engine:handle:${call.purpose}`);
@@ -203,23 +221,55 @@ async function drain() {
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
   draining = false;
-  if (!warmed) {
+  if (warmState === "waiting") {
     clearTimeout(warmTimer);
-    warmTimer = setTimeout(warmWhenIdle, WARM_AFTER_IDLE_MS);
+    warmTimer = setTimeout(beginWarming, WARM_AFTER_IDLE_MS);
   }
 }
 
-/** Loads the o200k_base ranks once, after the first answers, if nothing is waiting. */
-function warmWhenIdle() {
-  if (warmed || draining || queue.length > 0 || handle === null) return;
-  warmed = true;
-  const began = performance.now();
-  try {
-    handle(WARM_REQUEST);
-    performance.measure("engine:warm", { start: began, end: performance.now() });
-  } catch (err) {
-    console.warn(`engine: warming the ${FACTS.default_encoding} ranks failed: ${messageOf(err)}`);
+/** Queues one slice of the warm-up: a background call, answered here, not posted. */
+function queueWarmSlice() {
+  queue.push({ id: 0, purpose: PURPOSE.warm, request: WARM_REQUEST });
+}
+
+/** After the first answers and a second of quiet, the warm-up's first slice. */
+function beginWarming() {
+  if (warmState !== "waiting" || draining || queue.length > 0 || handle === null) return;
+  warmState = "warming";
+  warmBegan = performance.now();
+  performance.mark("engine:warm:begin");
+  queueWarmSlice();
+  drain();
+}
+
+/** Another call was answered: the next warm-up slice waits for a quiet moment. */
+function holdWarming() {
+  const at = queue.findIndex((call) => call.purpose === PURPOSE.warm);
+  if (at >= 0) queue.splice(at, 1);
+  clearTimeout(warmTimer);
+  warmTimer = setTimeout(() => {
+    if (warmState !== "warming" || queue.some((call) => call.purpose === PURPOSE.warm)) return;
+    queueWarmSlice();
+    drain();
+  }, WARM_RESUME_MS);
+}
+
+/**
+ * One slice answered: queue the next until the tokenizer is ready. Each slice is
+ * measured (`engine:warm:step`, for the benchmark: the longest is the most an
+ * edit can wait), and the whole warm-up once done (`engine:warm`).
+ */
+function warmAnswered(responseJson, began) {
+  warmSlices += 1;
+  performance.measure("engine:warm:step", { start: began, end: performance.now() });
+  const response = JSON.parse(responseJson);
+  if (response.ok && !response.result.done) {
+    queueWarmSlice();
+    return;
   }
+  warmState = "done";
+  performance.measure("engine:warm", { start: warmBegan, end: performance.now(), detail: { slices: warmSlices } });
+  if (!response.ok) console.warn(`engine: warming the ${FACTS.default_encoding} tokenizer failed: ${response.error.message}`);
 }
 
 self.onmessage = (event) => {

@@ -4,6 +4,8 @@
   answer clears "Error", and a traceback is never shown (it goes to the console).
 - A paste over the byte limit is refused in the page, inline, before the text box
   holds it and before anything of it crosses to the worker.
+- The background warm-up of the tokenizer runs in slices: an edit made while it
+  runs is answered between two of them, not after the whole warm-up.
 
 Each is checked by what happened (messages, entries, the DOM), never by a clock.
 """
@@ -14,6 +16,7 @@ import re
 from typing import Any
 
 from helpers import (
+    BOOT_TIMEOUT_MS,
     WORKER_SPY,
     configure,
     error_slot,
@@ -104,3 +107,46 @@ def test_a_20_mb_paste_is_refused_inline_and_nothing_of_it_reaches_the_worker(
     expect(error).to_be_hidden()
     # A paste under the limit goes in.
     assert page.evaluate(PASTE, 1_000) is False
+
+
+# ---- the warm-up gives way to edits --------------------------------------------------------
+
+WARM_ENTRIES = """() => ({
+  begun: performance.getEntriesByName("engine:warm:begin").length > 0,
+  slices: performance.getEntriesByName("engine:warm:step")
+    .map((e) => [e.startTime, e.startTime + e.duration]),
+  done: performance.getEntriesByName("engine:warm").map((e) => e.startTime + e.duration),
+  view: performance.getEntriesByName("engine:handle:view")
+    .map((e) => [e.startTime, e.startTime + e.duration]),
+})"""
+
+
+def warm_entries(page: Any, until: str) -> dict[str, Any]:
+    """The worker's warm-up entries, once ``until`` ("begun" or "done") holds."""
+    waited = 0
+    while True:
+        entries: dict[str, Any] = page.workers[0].evaluate(WARM_ENTRIES)
+        if entries[until]:
+            return entries
+        assert waited < BOOT_TIMEOUT_MS, f"the warm-up never {until}: {entries}"
+        page.wait_for_timeout(20)
+        waited += 20
+
+
+def test_an_edit_during_the_warm_up_is_answered_between_its_slices(app: Any) -> None:
+    configure(app, text=TEN_WORDS, unit="word", size=4, overlap=1)
+    expect_figure(app, "summary-chunks", "3", "3")
+    warm_entries(app, "begun")  # a second after the last answer
+    configure(app, size=3)
+    chunks = native("chunk", text=TEN_WORDS, unit="word", size=3, overlap=1)["summary"]["chunks"]
+    expect_figure(app, "summary-chunks", str(chunks), str(chunks))
+
+    entries = warm_entries(app, "done")
+    view_began, view_ended = entries["view"][-1]
+    # The edit was answered while the warm-up still had slices to run...
+    assert view_ended < entries["done"][0]
+    after = [s for s in entries["slices"] if s[0] >= view_ended]
+    before = [s for s in entries["slices"] if s[1] <= view_began]
+    assert before and after, entries
+    # ...and between two of them: no slice ran while it was computed.
+    assert len(before) + len(after) == len(entries["slices"]), entries
