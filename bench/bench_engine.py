@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pyapp import tokenizers  # noqa: E402
+from pyapp.core import tokenizers  # noqa: E402
 from pyapp.core.chunking import chunk_text  # noqa: E402
 from pyapp.core.export import dumps  # noqa: E402
 from pyapp.core.params import parse_params  # noqa: E402
