@@ -272,6 +272,28 @@ def cold_page(browser: Any, base: str, run: Run) -> None:
         context.close()
 
 
+@contextmanager
+def page_with_text(
+    browser: Any, base: str, text: str, *, words: int, size: int, overlap: int
+) -> Iterator[Any]:
+    """A fresh page (the probe installed) in word mode at ``size`` and ``overlap``,
+    holding ``text`` (of ``words`` words), its first result on screen."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        context.add_init_script(PROBE)
+        page = context.new_page()
+        page.goto(f"{base}#unit=word&size={size}&overlap={overlap}")
+        wait_ready(page)
+        page.evaluate(FILL_TEXT, text)
+        first, _ = window_count(words, size, overlap)
+        page.wait_for_selector(
+            f'[data-testid="summary-chunks"][data-value="{first}"]', timeout=120_000
+        )
+        yield page
+    finally:
+        context.close()
+
+
 def interactions(browser: Any, base: str, run: Run, text: str, runs: int) -> None:
     """Recompute in word and char mode, token switches, memory: one page, 1 MB text."""
     reference = (PAGES / "reference.js").read_text()
@@ -286,17 +308,10 @@ def interactions(browser: Any, base: str, run: Run, text: str, runs: int) -> Non
     sizes = {"word": (1000, 1100), "char": (5000, 5500), "token": (1000, 1100)}
     overlap = {"word": 50, "char": 500, "token": 50}
 
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        context.add_init_script(PROBE)
-        page = context.new_page()
-        page.goto(f"{base}#unit=word&size={sizes['word'][0]}&overlap={overlap['word']}")
-        wait_ready(page)
-        page.evaluate(FILL_TEXT, text)
-        first, capped = window_count(units["word"], sizes["word"][0], overlap["word"])
-        page.wait_for_selector(
-            f'[data-testid="summary-chunks"][data-value="{first}"]', timeout=120_000
-        )
+    opened = page_with_text(
+        browser, base, text, words=units["word"], size=sizes["word"][0], overlap=overlap["word"]
+    )
+    with opened as page:
 
         def interact(action: str, value: Any, unit: str, size: int) -> dict[str, float]:
             chunks, capped = window_count(units[unit], size, overlap[unit])
@@ -363,8 +378,6 @@ def interactions(browser: Any, base: str, run: Run, text: str, runs: int) -> Non
             f" char size {sizes['char'][0]}/{sizes['char'][1]} overlap {overlap['char']};"
             f" token size {sizes['word'][0]} overlap {overlap['token']}"
         )
-    finally:
-        context.close()
 
 
 # The worker's warm-up entries (engine/worker.js): begun, done, each slice's time.
@@ -400,17 +413,7 @@ def warm_edits(browser: Any, base: str, run: Run, runs: int) -> None:
     words = word_count(text)
     overlap = 20
     for _ in range(runs):
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        try:
-            context.add_init_script(PROBE)
-            page = context.new_page()
-            page.goto(f"{base}#unit=word&size=200&overlap={overlap}")
-            wait_ready(page)
-            page.evaluate(FILL_TEXT, text)
-            first, _ = window_count(words, 200, overlap)
-            page.wait_for_selector(
-                f'[data-testid="summary-chunks"][data-value="{first}"]', timeout=120_000
-            )
+        with page_with_text(browser, base, text, words=words, size=200, overlap=overlap) as page:
             size_edit(page, words, 210, overlap)  # the first edit's one-time costs, before both
             warm_state(page, "begun")
             run.add("warm edit", size_edit(page, words, 200, overlap))
@@ -419,8 +422,6 @@ def warm_edits(browser: Any, base: str, run: Run, runs: int) -> None:
             run.add("warm slice longest", max(state["slices"]))
             run.add("warm total", state["total"])
             run.add("warm slices", len(state["slices"]))
-        finally:
-            context.close()
 
 
 def repeat_visits(browser: Any, base: str, run: Run, runs: int) -> None:

@@ -2,10 +2,10 @@
 // service worker that serves repeat and offline visits (../sw.js).
 //
 // index.html loads this module with `async`, ahead of view/app.js: its graph is
-// just this file and the engine client (engine/), so the worker (and with it the runtime and the
-// memory snapshot downloads) starts while the page's other modules still load.
-// view/app.js imports `engine` from here and calls engine.listen(), which replays the
-// stages seen so far.
+// just this file, the engine client (engine/) and facts.js, so the worker (and
+// with it the runtime and the memory snapshot downloads) starts while the page's
+// other modules still load. view/app.js imports `engine` from here and calls
+// engine.listen(), which replays the stages seen so far.
 
 import { Engine } from "./engine/engine-client.js";
 import { messageOf } from "./engine/protocol.js";

@@ -25,11 +25,12 @@ READY = f'{STATUS}[data-state="ready"]'
 
 
 # An init script (it runs before the page's own scripts): records the length of
-# every request the page posts to the worker (`window.__spy.posted`), and turns
-# the next answer to a call of purpose `window.__spy.failNext` into the message the
-# worker sends when handle() itself raises, traceback included.
+# every request the page posts to the worker (`window.__spy.posted`) and every
+# start-up stage the worker reports (`window.__spy.stages`), and turns the next
+# answer to a call of purpose `window.__spy.failNext` into the message the worker
+# sends when handle() itself raises, traceback included.
 WORKER_SPY = """(() => {
-  const spy = { posted: [], failNext: null, purposes: new Map() };
+  const spy = { posted: [], stages: [], failNext: null, purposes: new Map() };
   Object.defineProperty(window, "__spy", { value: spy });
   const post = Worker.prototype.postMessage;
   Worker.prototype.postMessage = function (message, ...rest) {
@@ -46,6 +47,7 @@ WORKER_SPY = """(() => {
     set(handler) {
       onmessage.set.call(this, (event) => {
         const data = event.data;
+        if (data?.type === "stage") spy.stages.push(data.stage);
         if (data?.type === "result" && spy.failNext === spy.purposes.get(data.id)) {
           spy.failNext = null;
           const message = "Traceback (most recent call last):\\n" +

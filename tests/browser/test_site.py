@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import cli_chunk, configure, native, open_ready
+from helpers import WORKER_SPY, cli_chunk, configure, native, open_ready
 from playwright.sync_api import expect
 
 import build
@@ -53,25 +53,13 @@ def wait_for_summary(page: Any, doc: dict[str, Any], timeout_ms: int = 30_000) -
 # ---- start-up -------------------------------------------------------------------
 
 
-# Before the page's scripts: records every stage message the page gets from the
-# worker, and every text the status line shows.
-STAGE_LOG = """(() => {
-  const seen = { messages: [], shown: [] };
-  Object.defineProperty(window, "__stages", { value: seen });
-  const onmessage = Object.getOwnPropertyDescriptor(Worker.prototype, "onmessage");
-  Object.defineProperty(Worker.prototype, "onmessage", {
-    configurable: true,
-    get() { return onmessage.get.call(this); },
-    set(handler) {
-      onmessage.set.call(this, (event) => {
-        if (event.data?.type === "stage") seen.messages.push(event.data.stage);
-        return handler(event);
-      });
-    },
-  });
+# Before the page's scripts: records every text the status line shows.
+STATUS_LOG = """(() => {
+  const shown = [];
+  Object.defineProperty(window, "__shown", { value: shown });
   new MutationObserver(() => {
     const text = document.getElementById("status-text")?.textContent;
-    if (text && text !== seen.shown.at(-1)) seen.shown.push(text);
+    if (text && text !== shown.at(-1)) shown.push(text);
   }).observe(document, { subtree: true, childList: true, characterData: true });
 })();"""
 
@@ -79,9 +67,10 @@ STAGES = ["runtime", "packages", "engine"]
 
 
 def test_page_reaches_ready_after_the_named_stages(page: Any, site_url: str) -> None:
-    page.add_init_script(STAGE_LOG)
+    page.add_init_script(WORKER_SPY)
+    page.add_init_script(STATUS_LOG)
     open_ready(page, site_url)
-    seen = page.evaluate("() => window.__stages")
+    seen = page.evaluate("() => ({ messages: window.__spy.stages, shown: window.__shown })")
     # The worker reports each stage, in order, then ready.
     assert seen["messages"] == [*STAGES, "ready"], seen
     # The page names them as they come (a stage reported before it listened is
