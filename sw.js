@@ -30,7 +30,9 @@ function hex(buffer) {
 
 /** One file of this build, fetched anew and checked against its sha256. */
 async function fetchChecked([name, sha256]) {
-  const response = await fetch(new Request(name, { cache: "reload" })); // never the HTTP cache
+  // Revalidated: an unchanged file comes from the HTTP cache, and the sha256 check
+  // below catches a server that wrongly calls a changed file unchanged.
+  const response = await fetch(new Request(name, { cache: "no-cache" }));
   if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
   const body = await response.arrayBuffer();
   const got = hex(await crypto.subtle.digest("SHA-256", body));
