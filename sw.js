@@ -11,6 +11,9 @@
 //             is served whole from the cache. A cache holds one build and is never
 //             changed: a new build comes with a new sw.js, which precaches it anew.
 //
+// Files in BUILD.lazy (the vocabulary wheels, megabytes a person may never choose)
+// are not precached: each is put in this build's cache when first fetched.
+//
 // Workers the page starts (the engine, from a blob: URL) are controlled too, so the
 // runtime, the wheels and the memory snapshot come from the cache when offline.
 
@@ -45,9 +48,17 @@ self.addEventListener("fetch", (event) => {
   event.respondWith(networkFirst(request));
 });
 
+const LAZY = new Set(BUILD.lazy.map((name) => new URL(name, self.registration.scope).href));
+
 async function networkFirst(request) {
   try {
-    return await fetch(request);
+    const response = await fetch(request);
+    const url = request.url.split("?")[0];
+    if (response.ok && LAZY.has(url)) {
+      const cache = await caches.open(CACHE);
+      await cache.put(url, response.clone());
+    }
+    return response;
   } catch (error) {
     const cached = await caches.match(request, { cacheName: CACHE, ignoreSearch: true });
     if (cached) return cached;

@@ -104,10 +104,21 @@ class Encoding:
     label: str
 
 
-#: Token encodings, in the order the page lists them.
+#: Token encodings, in the order the page lists them. Every one is exact and offline;
+#: the four after OpenAI's read a vocabulary file (:mod:`pyapp.vocabularies`) that the
+#: page loads only when the encoding is chosen.
 ENCODINGS: Final = {
     "o200k_base": Encoding("o200k_base", "o200k_base (GPT-4o and later)"),
-    "cl100k_base": Encoding("cl100k_base", "cl100k_base (GPT-4, GPT-3.5, text-embedding-3)"),
+    "cl100k_base": Encoding(
+        "cl100k_base", "cl100k_base (GPT-4, GPT-3.5, text-embedding-3, ada-002)"
+    ),
+    "bert-base-uncased": Encoding(
+        "bert-base-uncased",
+        "BERT uncased WordPiece (all-MiniLM-L6-v2, bge-small/base-en-v1.5, gte-small/base)",
+    ),
+    "llama3": Encoding("llama3", "Llama 3 (Llama 3, 3.1, 3.2, 3.3)"),
+    "qwen2": Encoding("qwen2", "Qwen2 (Qwen2, Qwen2.5, Qwen3)"),
+    "tekken": Encoding("tekken", "Mistral tekken (Mistral NeMo, Pixtral)"),
 }
 DEFAULT_ENCODING: Final = "o200k_base"
 
