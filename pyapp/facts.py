@@ -20,6 +20,9 @@ from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any, Final
 
+from .models import MODELS, NO_OFFLINE_TOKENIZER
+from .vocabularies import VOCABULARIES
+
 __all__ = [
     "BACKGROUND_PURPOSES",
     "BOUNDS",
@@ -207,6 +210,7 @@ BOUNDS: Final = {
     "question": Bound(True, 0, 1_000_000_000),
     "answer": Bound(True, 0, 1_000_000_000),
     "budget_top_k": Bound(True, 0, 1_000_000),
+    "max_tokens": Bound(True, 1, 1_000_000_000),
 }
 
 
@@ -262,7 +266,15 @@ def page_facts() -> dict[str, Any]:
             "processed_units": MAX_PROCESSED_UNITS,
         },
         "units": [asdict(unit) for unit in UNITS.values()],
-        "encodings": [asdict(encoding) for encoding in ENCODINGS.values()],
+        "encodings": [
+            {
+                **asdict(encoding),
+                "vocabulary": (VOCABULARIES[name].to_json() if name in VOCABULARIES else None),
+            }
+            for name, encoding in ENCODINGS.items()
+        ],
+        "models": [model.to_json() for model in MODELS.values()],
+        "no_offline_tokenizer": NO_OFFLINE_TOKENIZER,
         "default_encoding": DEFAULT_ENCODING,
         "presets": {unit: float(value) for unit, value in PRESETS.items()},
         "presets_shown": {unit: _preset_shown(value) for unit, value in PRESETS.items()},
