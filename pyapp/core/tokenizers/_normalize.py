@@ -79,9 +79,7 @@ class Normalizer:
             code for code in self._decompositions if self.nfc(chr(code)) != chr(code)
         }  # singletons and excluded composites
         #: Code points that may change under NFC or join the character before them.
-        self._unstable = re.compile(
-            "(?:.|\\n)?" + _char_class(_merge(nonzero | seconds | changed)) + "+"
-        )
+        self._unstable = re.compile(_char_class(_merge(nonzero | seconds | changed)) + "+")
 
     def decomposable(self) -> set[int]:
         """Every code point NFD changes."""
@@ -151,7 +149,12 @@ class Normalizer:
         """Spans ``[a, b)`` outside which NFC leaves ``text`` as it is, and which it
         normalizes independently: a starter followed by characters that may change or
         join it."""
-        return [match.span() for match in self._unstable.finditer(text)]
+        if text.isascii():  # no ASCII character changes or joins another under NFC
+            return []
+        return [
+            (start - 1 if start else start, end)
+            for start, end in (match.span() for match in self._unstable.finditer(text))
+        ]
 
 
 @functools.cache
