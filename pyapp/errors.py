@@ -19,6 +19,7 @@ FIELD_NAMES: dict[str, str] = {
     "window": "context window",
     "system": "system prompt",
     "answer": "reserved answer",
+    "max_tokens": "maximum input tokens",
 }
 
 

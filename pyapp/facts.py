@@ -20,6 +20,9 @@ from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any, Final
 
+from .models import MODELS, NO_OFFLINE_TOKENIZER
+from .vocabularies import VOCABULARIES
+
 __all__ = [
     "BACKGROUND_PURPOSES",
     "BOUNDS",
@@ -104,10 +107,21 @@ class Encoding:
     label: str
 
 
-#: Token encodings, in the order the page lists them.
+#: Token encodings, in the order the page lists them. Every one is exact and offline;
+#: the four after OpenAI's read a vocabulary file (:mod:`pyapp.vocabularies`) that the
+#: page loads only when the encoding is chosen.
 ENCODINGS: Final = {
     "o200k_base": Encoding("o200k_base", "o200k_base (GPT-4o and later)"),
-    "cl100k_base": Encoding("cl100k_base", "cl100k_base (GPT-4, GPT-3.5, text-embedding-3)"),
+    "cl100k_base": Encoding(
+        "cl100k_base", "cl100k_base (GPT-4, GPT-3.5, text-embedding-3, ada-002)"
+    ),
+    "bert-base-uncased": Encoding(
+        "bert-base-uncased",
+        "BERT uncased WordPiece (all-MiniLM-L6-v2, bge-small/base-en-v1.5, gte-small/base)",
+    ),
+    "llama3": Encoding("llama3", "Llama 3 (Llama 3, 3.1, 3.2, 3.3)"),
+    "qwen2": Encoding("qwen2", "Qwen2 (Qwen2, Qwen2.5, Qwen3)"),
+    "tekken": Encoding("tekken", "Mistral tekken (Mistral NeMo, Pixtral)"),
 }
 DEFAULT_ENCODING: Final = "o200k_base"
 
@@ -196,6 +210,7 @@ BOUNDS: Final = {
     "question": Bound(True, 0, 1_000_000_000),
     "answer": Bound(True, 0, 1_000_000_000),
     "budget_top_k": Bound(True, 0, 1_000_000),
+    "max_tokens": Bound(True, 1, 1_000_000_000),
 }
 
 
@@ -251,7 +266,15 @@ def page_facts() -> dict[str, Any]:
             "processed_units": MAX_PROCESSED_UNITS,
         },
         "units": [asdict(unit) for unit in UNITS.values()],
-        "encodings": [asdict(encoding) for encoding in ENCODINGS.values()],
+        "encodings": [
+            {
+                **asdict(encoding),
+                "vocabulary": (VOCABULARIES[name].to_json() if name in VOCABULARIES else None),
+            }
+            for name, encoding in ENCODINGS.items()
+        ],
+        "models": [model.to_json() for model in MODELS.values()],
+        "no_offline_tokenizer": NO_OFFLINE_TOKENIZER,
         "default_encoding": DEFAULT_ENCODING,
         "presets": {unit: float(value) for unit, value in PRESETS.items()},
         "presets_shown": {unit: _preset_shown(value) for unit, value in PRESETS.items()},

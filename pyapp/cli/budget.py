@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from ..facts import BUDGET_DEFAULTS as D
+from ..models import MODELS
 from ..planning.budget import check_budget
 from .common import write_json
 
@@ -20,7 +21,15 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
             "Check k * C <= window - system - question - answer and print the pyapp.budget/1 JSON."
         ),
     )
-    parser.add_argument("--window", required=True, metavar="T", help="context window in tokens")
+    parser.add_argument(
+        "--window", default=None, metavar="T", help="context window in tokens (the model's)"
+    )
+    parser.add_argument(
+        "--model",
+        choices=tuple(MODELS),
+        default=None,
+        help="model preset: sets --window to its maximum input (overridable)",
+    )
     parser.add_argument("--system", default=D["system"], metavar="T", help="system prompt tokens")
     parser.add_argument("--question", default=D["question"], metavar="T", help="question tokens")
     parser.add_argument(
@@ -32,8 +41,11 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    window = args.window
+    if window is None and args.model is not None:
+        window = MODELS[args.model].max_tokens.value
     budget = check_budget(
-        window=args.window,
+        window=window,
         system=args.system,
         question=args.question,
         answer=args.answer,

@@ -20,6 +20,7 @@ from typing import Any
 from ..core.params import Params, parse_params
 from ..errors import InputError
 from ..facts import ENCODINGS, MAX_BYTES, UNITS
+from ..models import MODELS
 
 __all__ = [
     "add_chunking_flags",
@@ -57,14 +58,32 @@ def add_chunking_flags(
         help=f"overlap in units, or a percent of --size ({overlap})",
     )
     parser.add_argument(
-        "--encoding", choices=tuple(ENCODINGS), default=None, help="token encoding (o200k_base)"
+        "--encoding",
+        choices=tuple(ENCODINGS),
+        default=None,
+        help="token encoding (the model's, else o200k_base)",
+    )
+    parser.add_argument(
+        "--model",
+        choices=tuple(MODELS),
+        default=None,
+        help="model preset: sets the encoding, --max-tokens and --price (each overridable)",
+    )
+    parser.add_argument(
+        "--max-tokens",
+        default=None,
+        metavar="N",
+        help="model's maximum input in tokens, its special tokens included (the model's)",
     )
     if estimate:
         parser.add_argument(
             "--tokens-per-unit", default=None, metavar="R", help="token estimate per unit (preset)"
         )
         parser.add_argument(
-            "--price", default="1", metavar="P", help="price per million tokens (1)"
+            "--price",
+            default=None,
+            metavar="P",
+            help="price per million tokens (the model's, else 1)",
         )
 
 
@@ -76,8 +95,10 @@ def params_from_args(args: argparse.Namespace, *, caps: bool) -> Params:
         size=args.size,
         overlap=args.overlap,
         tokens_per_unit=getattr(args, "tokens_per_unit", None),
-        price_per_million=getattr(args, "price", 1),
+        price_per_million=getattr(args, "price", None),
         caps=caps,
+        model=getattr(args, "model", None),
+        max_tokens=getattr(args, "max_tokens", None),
     )
 
 

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from ..facts import SIZING_DEFAULTS as D
+from ..models import MODELS
 from ..planning.sizing import size_index
 from .common import write_json
 
@@ -45,7 +46,16 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         help=f"context budget in tokens ({D['budget']})",
     )
     parser.add_argument(
-        "--dim", default=None, metavar="N", help="embedding dimension (omit: no vector bytes)"
+        "--dim",
+        default=None,
+        metavar="N",
+        help="embedding dimension (the model's; omit both: no vector bytes)",
+    )
+    parser.add_argument(
+        "--model",
+        choices=[name for name, m in MODELS.items() if m.dimension is not None],
+        default=None,
+        help="embedding model preset: sets --dim (overridable)",
     )
     parser.add_argument(
         "--bytes-per-value",
@@ -56,6 +66,11 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.set_defaults(run=run)
 
 
+def _dimension(model: str) -> int | None:
+    figure = MODELS[model].dimension
+    return figure.value if figure is not None else None
+
+
 def run(args: argparse.Namespace) -> int:
     sizing = size_index(
         documents=args.documents,
@@ -64,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         overlap=args.overlap,
         top_k=args.top_k,
         budget=args.budget,
-        dim=args.dim,
+        dim=args.dim if args.dim is not None or args.model is None else _dimension(args.model),
         bytes_per_value=args.bytes_per_value,
     )
     write_json(sizing.to_json())

@@ -18,7 +18,8 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from fractions import Fraction
 
 from ..errors import InputError
 from ..facts import MAX_BYTES, MAX_CHUNKS, MAX_PROCESSED_UNITS
@@ -26,7 +27,7 @@ from .cache import per_text
 from .params import Params
 from .sentences import Boundaries, SentenceUnits
 from .summary import Summary, summarize
-from .tokenizers import Backend
+from .tokenizers import Backend, get_tokenizer
 from .units import Chars, Segmentation, Tokens, Words, strip_bom, utf8_length
 from .windows import iter_spans
 
@@ -40,6 +41,7 @@ __all__ = [
     "chunk_text",
     "segment",
     "sentence_units",
+    "tokens_alone",
     "windows",
 ]
 
@@ -90,6 +92,10 @@ class Chunk(Window):
     fresh_text: str
     #: Word mode: the words joined by single spaces.
     preview: str | None = None
+    #: Token mode: how many tokens ``text`` is when encoded by itself (a window cut
+    #: inside a character, or a WordPiece window starting at a ``##`` piece, can
+    #: re-encode to more tokens than the window holds).
+    tokens_alone: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -178,7 +184,60 @@ def windows(seg: Segmentation, params: Params) -> Iterator[Window]:
         previous_end = char_end
 
 
-def _chunk(text: str, w: Window, *, word: bool) -> Chunk:
+@per_text
+def _tokens_alone(
+    text: str, encoding: str, size: int, overlap: int, backend: Backend | None
+) -> tuple[int, ...]:
+    tokenizer = get_tokenizer(encoding, backend=backend)
+    params = Params(
+        unit="token", encoding=encoding, size=size, overlap=overlap,
+        tokens_per_unit=Fraction(1), price_per_million=Fraction(0),
+    )  # fmt: skip
+    seg = segment(text, params, backend=backend)
+    return tuple(tokenizer.count(text[w.char_start : w.char_end]) for w in windows(seg, params))
+
+
+def tokens_alone(
+    text: str, params: Params, *, backend: Backend | None = None
+) -> tuple[int, ...] | None:
+    """Token mode: each window's text encoded by itself, counted (kept per text and
+    configuration). ``None`` in other units, and when the result is past the
+    processed-units cap with the caps on: the re-encoding costs as much as the
+    processed units, which the cap bounds."""
+    if params.unit != "token" or params.encoding is None:
+        return None
+    processed = summarize(
+        units=segment(text, params, backend=backend).count,
+        params=params,
+        input_bytes=0,
+        input_chars=0,
+    ).processed_units
+    if params.caps and processed > MAX_PROCESSED_UNITS:
+        return None
+    return _tokens_alone(text, params.encoding, params.size, params.overlap, backend)
+
+
+def over_limit(params: Params) -> int:
+    """The most ``tokens_alone`` a chunk may have: the model's maximum less its special
+    tokens, or the size when no maximum is set."""
+    if params.max_tokens is not None:
+        return params.max_tokens - params.special_tokens
+    return params.size
+
+
+def with_alone(summary: Summary, counts: tuple[int, ...] | None, params: Params) -> Summary:
+    """The summary with ``max_tokens_alone`` and ``chunks_over_limit`` filled in."""
+    if counts is None:
+        return summary
+    limit = over_limit(params)
+    return replace(
+        summary,
+        max_tokens_alone=max(counts, default=0),
+        chunks_over_limit=sum(1 for n in counts if n > limit),
+    )
+
+
+def _chunk(text: str, w: Window, *, word: bool, alone: int | None = None) -> Chunk:
     body = text[w.char_start : w.char_end]
     return Chunk(
         index=w.index,
@@ -194,6 +253,7 @@ def _chunk(text: str, w: Window, *, word: bool) -> Chunk:
         repeated_prefix=text[w.char_start : w.split],
         fresh_text=text[w.split : w.char_end],
         preview=" ".join(body.split()) if word else None,
+        tokens_alone=alone,
     )
 
 
@@ -215,9 +275,14 @@ def chunk_text(
         units=seg.count, params=params, input_bytes=input_bytes, input_chars=len(text)
     )
     capped = cap_of(summary, params)
+    alone = tokens_alone(text, params, backend=backend)
+    summary = with_alone(summary, alone, params)
     word = params.unit == "word"
     built = (
-        tuple(_chunk(text, w, word=word) for w in windows(seg, params))
+        tuple(
+            _chunk(text, w, word=word, alone=alone[w.index] if alone else None)
+            for w in windows(seg, params)
+        )
         if chunks and not capped
         else ()
     )

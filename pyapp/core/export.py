@@ -30,7 +30,9 @@ __all__ = [
 ]
 
 #: ``/2`` added the ``boundaries`` section (sentences no chunk holds whole);
-#: ``/3`` added ``bom_removed`` (a leading byte-order mark is not text).
+#: ``/3`` added ``bom_removed`` (a leading byte-order mark is not text), the model
+#: preset (``params.model``, ``max_tokens``, ``special_tokens``), each token chunk's
+#: ``tokens_alone`` and the summary's ``max_tokens_alone`` and ``chunks_over_limit``.
 SCHEMA: Final = "pyapp.chunks/3"
 
 JSON = dict[str, Any]
@@ -45,6 +47,9 @@ def params_json(report: Report) -> JSON:
         "overlap": p.overlap,
         "tokens_per_unit": number(p.tokens_per_unit),
         "price_per_million": number(p.price_per_million),
+        "model": p.model,
+        "max_tokens": p.max_tokens,
+        "special_tokens": p.special_tokens,
     }
 
 
@@ -62,6 +67,8 @@ def summary_json(summary: Summary) -> JSON:
         "estimated_cost": number(summary.estimated_cost),
         "input_bytes": summary.input_bytes,
         "input_chars": summary.input_chars,
+        "max_tokens_alone": summary.max_tokens_alone,
+        "chunks_over_limit": summary.chunks_over_limit,
     }
 
 
@@ -94,6 +101,8 @@ def chunk_json(chunk: Chunk) -> JSON:
     }
     if chunk.preview is not None:
         out["preview"] = chunk.preview
+    if chunk.tokens_alone is not None:
+        out["tokens_alone"] = chunk.tokens_alone
     return out
 
 

@@ -42,11 +42,13 @@ from ..facts import (
     grouped,
 )
 from ..figures import round_half_up
+from ..models import MODELS
 
 __all__ = [
     "Params",
     "Unit",
     "parse_encoding",
+    "parse_model",
     "parse_number",
     "parse_overlap",
     "parse_params",
@@ -224,6 +226,15 @@ def parse_encoding(encoding: object) -> str:
     )
 
 
+def parse_model(model: object) -> str | None:
+    """A model preset's name (``None`` when empty), or an error listing the known ones."""
+    if model is None or model == "":
+        return None
+    if isinstance(model, str) and model in MODELS:
+        return model
+    raise InputError("model", f"unknown model {quote(model)}: choose one of {', '.join(MODELS)}")
+
+
 def parse_overlap(
     overlap: object, *, size: int, mode: object = "units"
 ) -> tuple[int, Fraction | None]:
@@ -283,6 +294,13 @@ class Params:
     caps: bool = True
     #: The percentage the overlap was given as, or ``None`` when given in units.
     overlap_percent: Fraction | None = None
+    #: The model preset chosen (:mod:`pyapp.models`), or ``None``.
+    model: str | None = None
+    #: The model's maximum input in tokens, its special tokens included (from the
+    #: preset or typed); ``None`` without a model and without a typed maximum.
+    max_tokens: int | None = None
+    #: Tokens the model adds to every input (``[CLS]`` and ``[SEP]``: 2).
+    special_tokens: int = 0
 
     @property
     def stride(self) -> int:
@@ -297,8 +315,10 @@ def parse_params(
     overlap: object = 0,
     overlap_mode: object = "units",
     tokens_per_unit: object = None,
-    price_per_million: object = 1,
+    price_per_million: object = None,
     caps: bool = True,
+    model: object = None,
+    max_tokens: object = None,
 ) -> Params:
     """Validate raw parameters (numbers, or the strings typed into fields).
 
@@ -313,6 +333,10 @@ def parse_params(
     ...     print(err.field, "|", err)
     overlap | overlap (4) must be smaller than size (4): lower the overlap or raise the size
     """
+    the_model = parse_model(model)
+    preset = MODELS[the_model] if the_model is not None else None
+    if preset is not None and (encoding is None or encoding == ""):
+        encoding = preset.encoding
     the_unit = parse_unit(unit)
     the_encoding = parse_encoding(encoding) if the_unit == "token" else None
     the_size = parse_whole("size", size)
@@ -325,7 +349,27 @@ def parse_params(
         tpu = PRESETS[the_unit]
     else:
         tpu = parse_number("tokens_per_unit", tokens_per_unit)
-    price = parse_number("price_per_million", price_per_million)
+    if price_per_million is None or (
+        isinstance(price_per_million, str) and not price_per_million.strip()
+    ):
+        price = (
+            preset.price_per_million.value
+            if preset is not None and preset.price_per_million is not None
+            else Fraction(1)
+        )
+    else:
+        price = parse_number("price_per_million", price_per_million)
+    if max_tokens is None or (isinstance(max_tokens, str) and not max_tokens.strip()):
+        the_max = preset.max_tokens.value if preset is not None else None
+    else:
+        the_max = parse_whole("max_tokens", max_tokens)
+    specials = preset.special_tokens.value if preset is not None else 0
+    if the_max is not None and the_max <= specials:
+        raise InputError(
+            "max_tokens",
+            f"maximum input tokens ({the_max}) must be more than the model's {specials}"
+            " special tokens: raise it",
+        )
     return Params(
         unit=the_unit,
         encoding=the_encoding,
@@ -335,4 +379,7 @@ def parse_params(
         price_per_million=price,
         caps=caps,
         overlap_percent=percent,
+        model=the_model,
+        max_tokens=the_max,
+        special_tokens=specials,
     )

@@ -44,6 +44,11 @@ class Summary:
     estimated_cost: Fraction
     input_bytes: int
     input_chars: int
+    #: Token mode: the most tokens any chunk's text is when encoded by itself, and how
+    #: many chunks are over the limit that way (``None``: not token mode, or not
+    #: counted because the result is past the processed-units cap).
+    max_tokens_alone: int | None = None
+    chunks_over_limit: int | None = None
 
 
 def summarize(*, units: int, params: Params, input_bytes: int, input_chars: int) -> Summary:
@@ -108,6 +113,27 @@ def derive(summary: Summary, params: Params) -> dict[str, dict[str, Any]]:
         f"{show(s.estimated_tokens)} * {show(p.price_per_million)} / 1,000,000",
         s.estimated_cost,
     )
+    if p.max_tokens is not None:
+        limit_formula = "chunks with tokens_alone + special tokens > the model's maximum input"
+        limit_inputs = f"tokens_alone + {p.special_tokens} > {p.max_tokens}"
+    else:
+        limit_formula, limit_inputs = "chunks with tokens_alone > C", f"tokens_alone > {c}"
+    if s.max_tokens_alone is None:
+        why = (
+            "token mode only"
+            if p.unit != "token"
+            else "not counted past the processed-units cap (lift the caps to count it)"
+        )
+        d.add("max_tokens_alone", "max over chunks of tokens_alone", why, None)
+        d.add("chunks_over_limit", limit_formula, why, None)
+    else:
+        d.add(
+            "max_tokens_alone",
+            "max over chunks of tokens_alone (each chunk's text encoded by itself)",
+            f"max over {s.chunks} chunks",
+            s.max_tokens_alone,
+        )
+        d.add("chunks_over_limit", limit_formula, limit_inputs, s.chunks_over_limit)
     d.add("input_bytes", "UTF-8 bytes of the text", f"{s.input_bytes}", s.input_bytes)
     d.add("input_chars", "code points in the text", f"{s.input_chars}", s.input_chars)
     return d.to_json()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from itertools import accumulate, islice
+from itertools import islice
 from typing import Final, Protocol
 
 from ..errors import InputError
@@ -210,13 +210,17 @@ class Words:
 
 
 class Tokens:
-    """Tokenizer tokens, with byte offsets taken from each token's own bytes.
+    """Tokenizer tokens, with byte offsets taken from each token's own place in the text.
 
-    A token boundary can fall inside a multi-byte character (a 4-byte emoji may be
-    split over two tokens). The rule: **byte offsets are exact** (the token bytes);
-    **char offsets are widened to whole characters**: ``char_start`` is the
-    character holding the first byte and ``char_end`` the boundary just after the
-    last byte, so ``text[char_start:char_end]`` contains every byte of the window.
+    For byte-level BPE (every encoding but WordPiece, after qwen2's NFC) tokens tile
+    the text, and a token boundary can fall inside a multi-byte character (a 4-byte
+    emoji may be split over two tokens). The rule: **byte offsets are exact** (the
+    token bytes); **char offsets are widened to whole characters**: ``char_start``
+    is the character holding the first byte and ``char_end`` the boundary just after
+    the last byte, so ``text[char_start:char_end]`` contains every byte of the
+    window. Where an encoding normalizes the text first, a token's bytes are those
+    of the characters it came from; WordPiece tokens hold no whitespace, so a window
+    starts at its first token's first character and ends after its last token's.
 
     >>> t = Tokens("hello world", encoding="o200k_base", backend="tiktoken")
     >>> t.count, t.edges(1, 2)
@@ -224,23 +228,22 @@ class Tokens:
     """
 
     def __init__(self, text: str, *, encoding: str, backend: Backend | None = None) -> None:
-        self.ids, self._ends = _encode(text, encoding, backend)
+        self.ids, self._starts, self._ends = _encode(text, encoding, backend)
         self.count = len(self.ids)
         self._to_char = _ByteToChar(text.encode("utf-8"))
 
     def byte_start(self, unit: int) -> int:
-        return self._ends[unit - 1] if unit > 0 else 0
+        return self._starts[unit]
 
     def byte_starts(self) -> list[int]:
         """Every token's first byte (a plain list, so ``bisect`` runs in C)."""
-        ends = self._ends
-        return [0, *ends[:-1]] if ends else []
+        return self._starts
 
     def char_span(self, start: int, end: int) -> tuple[int, int]:
-        return self._to_char.floor(self.byte_start(start)), self._to_char.ceil(self._ends[end - 1])
+        return self._to_char.floor(self._starts[start]), self._to_char.ceil(self._ends[end - 1])
 
     def edges(self, start: int, end: int) -> tuple[int, int, int, int]:
-        byte_start, byte_end = self.byte_start(start), self._ends[end - 1]
+        byte_start, byte_end = self._starts[start], self._ends[end - 1]
         return self._to_char.floor(byte_start), self._to_char.ceil(byte_end), byte_start, byte_end
 
     def breaks(self, start: int, end: int, *, char_start: int) -> list[int]:
@@ -249,21 +252,20 @@ class Tokens:
         A token that begins inside a character breaks at that character's start;
         repeated offsets are dropped.
         """
-        if self._to_char.ascii:  # a byte per character, and no token is empty
-            return [0, *map(char_start.__rsub__, self._ends[start : end - 1])]
-        out: list[int] = []
+        if self._to_char.ascii:  # a byte per character; offsets never decrease
+            out = [s - char_start for s in self._starts[start:end]]
+            return [o for i, o in enumerate(out) if i == 0 or o != out[i - 1]]
+        out = []
         for unit in range(start, end):
-            offset = self._to_char.floor(self.byte_start(unit)) - char_start
+            offset = self._to_char.floor(self._starts[unit]) - char_start
             if not out or out[-1] != offset:
                 out.append(offset)
         return out
 
 
 @per_text
-def _encode(text: str, encoding: str, backend: Backend | None) -> tuple[list[int], list[int]]:
-    """Token ids and cumulative byte ends, kept per text."""
-    tokenizer = get_tokenizer(encoding, backend=backend)
-    ids = tokenizer.encode(text)
-    lengths = tokenizer.byte_lengths
-    ends = list(accumulate(lengths[i] for i in ids))
-    return ids, ends
+def _encode(
+    text: str, encoding: str, backend: Backend | None
+) -> tuple[list[int], list[int], list[int]]:
+    """Token ids and each token's byte start and end, kept per text."""
+    return get_tokenizer(encoding, backend=backend).encode_spans(text)

@@ -93,7 +93,9 @@ def _params(request: JSON) -> Params:
         overlap=request.get("overlap", 0),
         overlap_mode=request.get("overlap_mode", "units"),
         tokens_per_unit=request.get("tokens_per_unit"),
-        price_per_million=request.get("price_per_million", 1),
+        price_per_million=request.get("price_per_million"),
+        model=request.get("model"),
+        max_tokens=request.get("max_tokens"),
     )
 
 

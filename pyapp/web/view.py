@@ -12,7 +12,7 @@ from itertools import accumulate, islice
 from typing import Any, Final
 
 from ..core.cache import per_text
-from ..core.chunking import Window, chunk_text, segment, windows
+from ..core.chunking import Window, chunk_text, over_limit, segment, tokens_alone, windows
 from ..core.export import boundaries_json, cap_json, params_json, summary_json
 from ..core.params import Params
 from ..core.summary import derive
@@ -95,7 +95,11 @@ def _preview_marks(
 
 
 def view_chunks(
-    text: str, params: Params, *, cut_spans: list[tuple[int, int]] | None = None
+    text: str,
+    params: Params,
+    *,
+    cut_spans: list[tuple[int, int]] | None = None,
+    alone: tuple[int, ...] | None = None,
 ) -> list[JSON]:
     """The chunk cards, as JSON objects: every field the page renders and nothing twice.
 
@@ -123,6 +127,7 @@ def view_chunks(
     tokens = seg if isinstance(seg, Tokens) else None
     all_windows = list(windows(seg, params))
     word = isinstance(seg, Words)
+    limit = over_limit(params)
     if isinstance(seg, Words):
         words, lengths = _word_index(text)
         starts, ends = seg.bounds(all_windows[-1].end if all_windows else 0)
@@ -152,7 +157,11 @@ def view_chunks(
         chunk["repeated_units"] = w.repeated_units
         chunk["fresh_units"] = w.fresh_units
         if tokens is not None:
+            if alone is not None:
+                chunk["tokens_alone"] = alone[w.index]
             chunk["token_breaks"] = tokens.breaks(w.start, w.end, char_start=w.char_start)
+            if alone is not None:
+                chunk["over_limit"] = alone[w.index] > limit
         chunk["cut_marks"] = [[a - w.char_start, b - w.char_start] for a, b in local]
         out.append(chunk)
     return out
@@ -177,7 +186,8 @@ def chunk_view(text: str, params: Params) -> JSON:
     assert report.boundaries is not None
     summary = report.summary
     cut = report.boundaries.cut_spans
-    chunks = [] if report.capped else view_chunks(text, params, cut_spans=cut)
+    alone = None if report.capped else tokens_alone(text, params)
+    chunks = [] if report.capped else view_chunks(text, params, cut_spans=cut, alone=alone)
     return {
         "params": params_json(report),
         "summary": summary_json(summary),

