@@ -55,7 +55,7 @@ sys.path.insert(0, str(BENCH))
 from bench_engine import TARGET_BYTES, english  # noqa: E402
 
 import build  # noqa: E402
-from pyapp import tokenizers  # noqa: E402
+from pyapp.core import tokenizers  # noqa: E402
 from pyapp.core.units import word_count  # noqa: E402
 
 # Installed with add_init_script: runs before the page's own scripts (and is not
