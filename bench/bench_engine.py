@@ -6,7 +6,12 @@ Measures, natively and in one run:
 * the full result per unit: the export with caps lifted (every chunk, JSON text)
   and the page's capped view (summary, derivations, overview);
 * token mode with rank loading timed on its own, on both backends;
-* tiktoken's own encode of the same text, the anchor for the ratios.
+* tiktoken's own encode of the same text, the anchor for the ratios;
+* the evidence check of one setting per unit (1,000 evidence items, 100 of them
+  with a question, so BM25 included), cold (the text seen for the first time:
+  segmenting, term finding and quote search included) and warm (another overlap),
+  against its own anchor: a plain-Python loop over every item and every window
+  that checks containment only (``--evidence-only`` runs just these rows).
 """
 
 from __future__ import annotations
@@ -59,12 +64,105 @@ def timed(fn: Callable[[], object], repeat: int) -> float:
     return best
 
 
+def evidence_lines(text: str, *, items: int = 1000, questions: int = 100, seed: int = 7) -> str:
+    """``items`` evidence lines over ``text`` (offsets, a fifth of them as quotes that
+    occur once), the first ``questions`` with a question made of some of the
+    passage's words and some other words."""
+    rng = random.Random(seed)
+    lines: list[str] = []
+    while len(lines) < items:
+        start = rng.randrange(0, len(text) - 400)
+        end = start + rng.randrange(20, 400)
+        passage = text[start:end]
+        if passage.isspace():
+            continue
+        item: dict[str, object] = {"id": f"e{len(lines)}", "start": start, "end": end}
+        if len(lines) % 5 == 4 and text.count(passage) == 1:
+            item = {"id": item["id"], "quote": passage}
+        if len(lines) < questions:
+            words = passage.split()
+            asked = rng.sample(words, min(4, len(words))) + rng.sample(WORDS, 3)
+            item["question"] = " ".join(asked) + "?"
+        lines.append(json.dumps(item))
+    return "\n".join(lines)
+
+
+def evidence_rows(text: str, repeat: int) -> list[tuple[str, float, float]]:
+    """(label, seconds, seconds of the containment-only anchor) per unit."""
+    from pyapp.core import bm25, evidence, evidence_report, units
+    from pyapp.core.chunking import _segment
+    from pyapp.core.coverage import item_units
+    from pyapp.core.evidence_report import check_evidence
+    from pyapp.core.windows import spans
+
+    lines = evidence_lines(text)
+    rows: list[tuple[str, float, float]] = []
+    for unit in ("word", "char", "token"):
+        params = parse_params(unit=unit, size=512, overlap=64)
+        warm_params = parse_params(unit=unit, size=512, overlap=96)
+
+        def clear() -> None:
+            for cached in (units._encode, _segment, bm25.term_index, evidence.parse_jsonl):
+                cached.cache_clear()  # type: ignore[attr-defined]
+            evidence_report._check.cache_clear()  # type: ignore[attr-defined]
+
+        def cold(params: object = params) -> object:
+            clear()
+            return check_evidence(text, params, jsonl=lines, top_k=5)  # type: ignore[arg-type]
+
+        def warm(params: object = warm_params) -> object:
+            evidence_report._check.cache_clear()  # type: ignore[attr-defined]
+            return check_evidence(text, params, jsonl=lines, top_k=5)  # type: ignore[arg-type]
+
+        cold_seconds = timed(cold, repeat)
+        report = check_evidence(text, params, jsonl=lines, top_k=5)
+        assert len(report.items) == 1000 and report.retrieval.questions == 100
+        warm_seconds = timed(warm, repeat)
+
+        seg = _segment(text, unit, params.encoding, None)
+        found = evidence.parse_jsonl(text, lines).items
+        needed = item_units(text, seg, [(i.start, i.end) for i in found]).spans
+        windows = spans(seg.count, size=512, overlap=64)
+
+        def containment_only(
+            needed: list[tuple[int, int]] = needed, windows: list[tuple[int, int]] = windows
+        ) -> int:
+            whole = 0
+            for a, b in needed:
+                for start, end in windows:
+                    if start <= a and b < end:
+                        whole += 1
+                        break
+            return whole
+
+        assert containment_only() == report.whole
+        anchor = timed(containment_only, repeat)
+        rows.append((f"{unit}: evidence check, cold (512/64)", cold_seconds, anchor))
+        rows.append((f"{unit}: evidence check, warm (512/96)", warm_seconds, anchor))
+    return rows
+
+
+def print_evidence(text: str, repeat: int) -> None:
+    rows = evidence_rows(text, repeat)
+    print(
+        f"evidence: 1,000 items (a fifth as quotes), 100 with a question, top-k 5; best of {repeat}"
+    )
+    print(f"{'measure':<48} {'seconds':>9} {'anchor s':>9} {'x anchor':>9}")
+    for label, seconds, anchor in rows:
+        print(f"{label:<48} {seconds:>9.3f} {anchor:>9.3f} {seconds / anchor:>9.1f}")
+    print("anchor: a plain-Python loop over every item and window checking containment only")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3, help="best of N (default 3)")
+    parser.add_argument("--evidence-only", action="store_true", help="only the evidence-check rows")
     args = parser.parse_args()
     text = english(TARGET_BYTES)
     assert len(text.encode()) == TARGET_BYTES
+    if args.evidence_only:
+        print_evidence(text, args.repeat)
+        return
     rows: list[tuple[str, float]] = []
 
     began = time.perf_counter()
@@ -117,6 +215,8 @@ def main() -> None:
     print(f"{'measure':<48} {'seconds':>9} {'x tiktoken':>11}")
     for label, seconds in rows:
         print(f"{label:<48} {seconds:>9.3f} {seconds / anchor:>11.1f}")
+    print()
+    print_evidence(text, args.repeat)
 
 
 if __name__ == "__main__":

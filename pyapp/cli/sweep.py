@@ -1,8 +1,10 @@
-"""``python -m pyapp sweep FILE --size C [--unit ...] [--overlap ...]``: print sweep rows."""
+"""``python -m pyapp sweep FILE --size C [--unit ...] [--overlap ...] [--evidence EVIDENCE.jsonl
+[--top-k K]]``: print sweep rows (with evidence coverage and recall@k per row when given)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from ..errors import InputError
@@ -63,4 +65,12 @@ def run(args: argparse.Namespace) -> int:
         top_k=args.top_k,
     )
     write_json(result.to_json())
+    errors = len(result.evidence["errors"]) if result.evidence is not None else 0
+    if errors:
+        noun = "line" if errors == 1 else "lines"
+        print(
+            f"python -m pyapp sweep: {errors:,} evidence {noun} not used: see evidence.errors"
+            " in the output",
+            file=sys.stderr,
+        )
     return 0

@@ -48,7 +48,8 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, compress, repeat
+from operator import add, mul, sub, truediv
 from typing import Final
 
 from .cache import per_text
@@ -99,12 +100,14 @@ def terms(text: str) -> list[str]:
 @dataclass(frozen=True, slots=True)
 class TermIndex:
     """Every term of a text: ``starts[i]``, ``ends[i]`` (code points) and ``terms[i]``
-    (lower-cased). Terms never overlap, so both offset lists increase."""
+    (lower-cased). Terms never overlap, so both offset lists increase. ``places``
+    lists each term's indices ``i``, in order."""
 
     text: str
     starts: list[int]
     ends: list[int]
     terms: list[str]
+    places: dict[str, list[int]]
 
 
 @per_text
@@ -113,12 +116,35 @@ def term_index(text: str) -> TermIndex:
     summing the piece lengths)."""
     pieces = _pattern(text).split(text)
     offsets = list(accumulate(map(len, pieces), initial=0))
-    return TermIndex(text, offsets[1::2], offsets[2::2], [t.lower() for t in pieces[1::2]])
+    found = [t.lower() for t in pieces[1::2]]
+    places: dict[str, list[int]] = {}
+    for i, term in enumerate(found):
+        places.setdefault(term, []).append(i)
+    return TermIndex(text, offsets[1::2], offsets[2::2], found, places)
+
+
+_K1_PLUS_1: Final = K1 + 1
+
+#: :class:`ChunkIndex` keeps a question term's weights as a list over every chunk
+#: (summed at C speed) when the term is in at least a quarter of the chunks, as long
+#: as such lists hold at most this many numbers in all; other terms keep
+#: ``(chunk, weight)`` pairs.
+DENSE_BUDGET: Final = 1_000_000
+#: A question term occurring at least once per this many chunks is counted in every
+#: chunk at C speed; a rarer one occurrence by occurrence.
+FREQUENT_EVERY: Final = 8
 
 
 def _weight(idf: float, tf: int, norm: float) -> float:
     """One term's share of a chunk's score; ``norm = k1 * (1 - b + b * |d| / avgdl)``."""
-    return idf * (tf * (K1 + 1)) / (tf + norm)
+    return idf * (tf * _K1_PLUS_1) / (tf + norm)
+
+
+def _weights(idf: float, tfs: Sequence[int], norms: Sequence[float]) -> list[float]:
+    """:func:`_weight` of each ``(tf, norm)`` pair, at C speed (the same arithmetic:
+    a chunk without the term gets exactly 0.0)."""
+    shares = map(mul, repeat(idf), map(mul, tfs, repeat(_K1_PLUS_1)))
+    return list(map(truediv, shares, map(add, tfs, norms)))
 
 
 def _idf(chunks: int, holding: int) -> float:
@@ -153,51 +179,93 @@ def bm25_scores(documents: Sequence[Sequence[str]], query: Sequence[str]) -> lis
 
 class ChunkIndex:
     """BM25 over chunks given as code-point spans of one text, for a fixed set of
-    question terms (``vocabulary``): only those terms' frequencies are kept.
+    question terms (``vocabulary``): only those terms' frequencies are counted.
 
     A chunk's terms are the text's terms inside its span, where a term cut by either
-    edge of the span is the cut part (lower-cased on its own). The text's terms are
-    found once (:func:`term_index`); each chunk then costs one ``Counter`` over a
-    slice of them, so the work grows with the processed text, not with the number
-    of questions.
+    edge of the span is the cut part (lower-cased on its own). The text's terms and
+    where each occurs are found once per text (:func:`term_index`); a chunk's length
+    is then two bisections, and a question term's frequency in every chunk is either
+    two bisections per chunk run at C speed (a frequent term) or, per occurrence, the
+    run of chunks holding it (a rare one). No chunk text is ever built.
     """
 
     def __init__(
         self, index: TermIndex, spans: Sequence[tuple[int, int]], vocabulary: set[str]
     ) -> None:
         text, starts, ends, all_terms = index.text, index.starts, index.ends, index.terms
-        lengths: list[int] = []
-        postings: dict[str, list[tuple[int, int]]] = {}
-        for k, (cs, ce) in enumerate(spans):
-            lo = bisect_right(ends, cs)  # first term ending after the chunk starts
-            hi = bisect_left(starts, ce, lo)  # first term starting at or after its end
-            lengths.append(hi - lo)
-            if hi == lo:
+        n = self.chunks = len(spans)
+        firsts = [cs for cs, _ in spans]
+        lasts = [ce for _, ce in spans]
+        # Chunk k meets terms [los[k], his[k]): the first ending after its start, up to
+        # the first starting at or after its end. Both lists never decrease.
+        los = list(map(bisect_right, repeat(ends, n), firsts))
+        his = list(map(bisect_left, repeat(starts, n), lasts))
+        self.lengths = lengths = list(map(sub, his, los))
+        # A term cut by a chunk's edge counts there as its cut part instead.
+        fixes: dict[str, dict[int, int]] = {}
+        for k, (lo, hi, (cs, ce)) in enumerate(zip(los, his, spans, strict=True)):
+            if lo == hi or (starts[lo] >= cs and ends[hi - 1] <= ce):
                 continue
-            counts = Counter(all_terms[lo:hi])
-            if starts[lo] < cs or ends[hi - 1] > ce:  # a term cut by an edge
-                for i in {lo, hi - 1}:
-                    cut = text[max(starts[i], cs) : min(ends[i], ce)].lower()
-                    if cut != all_terms[i]:
-                        counts[all_terms[i]] -= 1
-                        counts[cut] += 1
-            for term in vocabulary & counts.keys():
-                tf = counts[term]
-                if tf > 0:
-                    postings.setdefault(term, []).append((k, tf))
-        self.chunks = len(lengths)
-        self.lengths = lengths
+            for i in {lo, hi - 1}:
+                whole = all_terms[i]
+                cut = text[max(starts[i], cs) : min(ends[i], ce)].lower()
+                if cut == whole:
+                    continue
+                if whole in vocabulary:
+                    fix = fixes.setdefault(whole, {})
+                    fix[k] = fix.get(k, 0) - 1
+                if cut in vocabulary:
+                    fix = fixes.setdefault(cut, {})
+                    fix[k] = fix.get(k, 0) + 1
         norms = _norms(lengths)
-        self._weights: dict[str, list[tuple[int, float]]] = {}
-        for term, posting in postings.items():
-            idf = _idf(self.chunks, len(posting))
-            self._weights[term] = [(k, _weight(idf, tf, norms[k])) for k, tf in posting]
+        places = index.places
+        self._sparse: dict[str, tuple[list[int], list[float]]] = {}
+        self._dense: dict[str, list[float]] = {}
+        budget = DENSE_BUDGET
+        for term in sorted(vocabulary):
+            where = places.get(term, [])
+            fix = fixes.get(term, {})
+            if FREQUENT_EVERY * len(where) >= n:  # frequent: count it in every chunk
+                found = map(bisect_left, repeat(where, n), his)
+                tf = list(map(sub, found, map(bisect_left, repeat(where, n), los)))
+                for k, delta in fix.items():
+                    tf[k] += delta
+                holding = n - tf.count(0)
+                if not holding:
+                    continue
+                idf = _idf(n, holding)
+                if 4 * holding >= n and budget >= n:
+                    budget -= n
+                    self._dense[term] = _weights(idf, tf, norms)
+                    continue
+                chunks = list(compress(range(n), tf))
+                tfs = list(compress(tf, tf))
+            else:  # rare: the chunks holding each occurrence are a run
+                counts: dict[int, int] = {}
+                for p in where:
+                    for k in range(bisect_right(his, p), bisect_right(los, p)):
+                        counts[k] = counts.get(k, 0) + 1
+                for k, delta in fix.items():
+                    counts[k] = counts.get(k, 0) + delta
+                chunks = sorted(k for k, c in counts.items() if c)
+                if not chunks:
+                    continue
+                tfs = [counts[k] for k in chunks]
+                idf = _idf(n, len(chunks))
+            self._sparse[term] = chunks, _weights(idf, tfs, list(map(norms.__getitem__, chunks)))
 
     def scores(self, query: Sequence[str]) -> list[float]:
-        """Every chunk's score for ``query`` (its terms, from :func:`terms`)."""
+        """Every chunk's score for ``query`` (its terms, from :func:`terms`). Each
+        chunk's sum runs in the order of the query's terms, whichever form a term's
+        weights are kept in (adding the 0.0 of an absent term changes nothing)."""
         scores = [0.0] * self.chunks
         for term in query:
-            for k, weight in self._weights.get(term, ()):
+            dense = self._dense.get(term)
+            if dense is not None:
+                scores = list(map(add, scores, dense))
+                continue
+            chunks, weights = self._sparse.get(term, ((), ()))
+            for k, weight in zip(chunks, weights, strict=True):
                 scores[k] += weight
         return scores
 
@@ -208,8 +276,8 @@ def top(scores: Sequence[float], k: int) -> list[int]:
     >>> top([0.5, 0.0, 2.0, 0.5], 3)
     [2, 0, 3]
     """
-    matched = [i for i, s in enumerate(scores) if s > 0]
-    return heapq.nsmallest(k, matched, key=lambda i: (-scores[i], i))
+    best = heapq.nlargest(k, zip(scores, range(0, -len(scores), -1), strict=True))
+    return [-negative for score, negative in best if score > 0]
 
 
 def rank_of(scores: Sequence[float], first: int, last: int) -> int | None:
@@ -219,9 +287,9 @@ def rank_of(scores: Sequence[float], first: int, last: int) -> int | None:
     >>> rank_of([0.5, 0.0, 2.0, 0.5], 3, 3), rank_of([0.5, 0.0, 2.0, 0.5], 1, 1)
     (3, None)
     """
-    best = max(range(first, last + 1), key=lambda i: (scores[i], -i))
-    score = scores[best]
+    run = scores[first : last + 1]
+    score = max(run)
     if score <= 0:
         return None
-    higher = sum(1 for s in scores if s > score)
-    return 1 + higher + sum(1 for s in scores[:best] if s == score)
+    best = first + run.index(score)
+    return 1 + sum(map(score.__lt__, scores)) + scores[:best].count(score)

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pyapp.core import bm25
 from pyapp.core.bm25 import ChunkIndex, bm25_scores, rank_of, term_index, terms, top
 from pyapp.core.chunking import chunk_text
 from pyapp.core.params import parse_params
@@ -69,6 +70,12 @@ def test_a_chunk_that_shares_no_term_is_not_retrieved_and_ties_go_by_index() -> 
     assert rank_of(scores, 0, 2) == 2  # the best-ranked of chunks 0..2
 
 
+#: (FREQUENT_EVERY, DENSE_BUDGET): as shipped; every term counted in every chunk, its
+#: weights kept dense or sparse; every term counted occurrence by occurrence.
+PATHS = [(8, 1_000_000), (10**9, 1_000_000), (10**9, 0), (0, 1_000_000)]
+
+
+@pytest.mark.parametrize(("every", "budget"), PATHS)
 @given(
     text=st.text(alphabet=st.sampled_from(list("ab ABcé日.\n")), max_size=60),
     unit=st.sampled_from(["word", "char", "token"]),
@@ -76,13 +83,16 @@ def test_a_chunk_that_shares_no_term_is_not_retrieved_and_ties_go_by_index() -> 
     data=st.data(),
 )
 def test_chunk_index_scores_equal_the_formula_on_each_chunks_own_text(
-    text: str, unit: str, size: int, data: st.DataObject
+    every: int, budget: int, text: str, unit: str, size: int, data: st.DataObject
 ) -> None:
     overlap = data.draw(st.integers(0, size - 1))
     query = data.draw(st.lists(st.sampled_from(["a", "b", "ab", "abc", "é", "日", "zz"])))
     chunks = chunk_text(text, parse_params(unit=unit, size=size, overlap=overlap, caps=False))
     spans = [(c.char_start, c.char_end) for c in chunks.chunks]
-    index = ChunkIndex(term_index(text), spans, set(query))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bm25, "FREQUENT_EVERY", every)
+        patch.setattr(bm25, "DENSE_BUDGET", budget)
+        index = ChunkIndex(term_index(text), spans, set(query))
     documents = [terms(c.text) for c in chunks.chunks]
     assert index.lengths == [len(d) for d in documents]
     assert index.scores(query) == bm25_scores(documents, query)
