@@ -331,3 +331,15 @@ def test_the_sweep_op_takes_the_same_evidence_fields() -> None:
     assert answer["result"] == sweep_text(TEXT, size=8, overlap=2, evidence_jsonl=LINES).to_json()
     bad = json.loads(handle(json.dumps({**request, "evidence_jsonl": "nope"})))
     assert (bad["ok"], bad["error"]["field"]) == (False, "evidence")
+
+
+def test_the_protocols_example_document_is_what_the_engine_prints() -> None:
+    from pathlib import Path
+
+    protocol = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text("utf-8")
+    section = protocol.split("### The document (`python -m pyapp evidence` prints exactly this)")[1]
+    example = json.loads(section.split("```json")[1].split("```")[0])
+    text = "alpha beta gamma delta epsilon zeta eta theta iota kappa"
+    line = '{"id": "g", "quote": "gamma delta epsilon", "question": "Where is gamma?"}'
+    params = parse_params(unit="word", size=4, overlap=1)
+    assert example == document(check_evidence(text, params, jsonl=line, top_k=1))
