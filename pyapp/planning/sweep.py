@@ -158,8 +158,7 @@ def sweep_text(
         unit=unit, encoding=encoding, size=size, overlap=overlap, overlap_mode=overlap_mode
     )
     check = None
-    if evidence_jsonl is not None or evidence is not None:
-        text, _ = strip_bom(text)  # evidence offsets count from after it
+    text, _ = strip_bom(text)  # not text, as in every chunk run (and evidence offsets)
     check_size(text)
     seg = segment(text, params)
     if evidence_jsonl is not None or evidence is not None:
