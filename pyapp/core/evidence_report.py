@@ -157,16 +157,16 @@ def _min_overlap(
         count = sum(1 for length, _ in long if length > size)
         name = quote(items[at].id)
         if count == 1:
-            said = f"item {name} is {longest:,} {plural} long, longer than the size ({size:,})"
+            said = (
+                f"item {name} is {longest:,} {plural} long, longer than the size ({size:,}):"
+                " no overlap can keep it whole"
+            )
         else:
             said = (
-                f"{count:,} items are longer than the size ({size:,}), the longest,"
-                f" {name}, {longest:,} {plural}"
+                f"{count:,} items are longer than the size ({size:,}), the longest, {name},"
+                f" {longest:,} {plural}: no overlap can keep them whole"
             )
-        return MinOverlap(
-            overlap=None,
-            reason=f"{said}: no overlap can keep it whole; raise the size to at least {longest:,}",
-        )
+        return MinOverlap(overlap=None, reason=f"{said}; raise the size to at least {longest:,}")
     processed = processed_units(units, size=size, overlap=best)
     return MinOverlap(
         overlap=best,

@@ -232,3 +232,17 @@ def test_min_overlap_on_long_sequences_equals_trying_every_overlap(
         None,
     )
     assert min_overlap(first, last, size=size) == expected
+
+
+def test_several_items_longer_than_the_size_name_the_longest() -> None:
+    params = parse_params(unit="char", size=4, overlap=1)
+    lines = "\n".join(
+        f'{{"id": "{name}", "start": {a}, "end": {b}}}'
+        for name, a, b in (("short", 0, 2), ("six", 2, 8), ("nine", 9, 18))
+    )
+    report = check_evidence(TWENTY["char"], params, jsonl=lines, top_k=5)
+    assert [r.longer_than_size for r in report.items] == [False, True, True]
+    assert report.min_overlap.reason == (
+        "2 items are longer than the size (4), the longest, 'nine', 9 characters: no overlap"
+        " can keep them whole; raise the size to at least 9"
+    )
