@@ -12,6 +12,13 @@ Measures, natively and in one run:
   encode), then 1 MB on the pure path (what Pyodide runs) cold and again (a later
   recompute), each against the encoding's native reference library on the same
   text in the same run (HF tokenizers, tiktoken, mistral-common).
+* the evidence check of one setting per unit (1,000 evidence items, 100 of them
+  with a question, so BM25 included), cold (the text seen for the first time:
+  segmenting, term finding and quote search included) and warm (another overlap),
+  against its own anchor: a plain-Python loop over every item and every window
+  that checks containment only (``--evidence-only`` runs just these rows); and
+  the overlap sweep with that evidence, once (every row checks coverage and runs
+  BM25), against the same loop over every row's windows.
 """
 
 from __future__ import annotations
@@ -64,12 +71,165 @@ def timed(fn: Callable[[], object], repeat: int) -> float:
     return best
 
 
+def evidence_lines(text: str, *, items: int = 1000, questions: int = 100, seed: int = 7) -> str:
+    """``items`` evidence lines over ``text`` (offsets, a fifth of them as quotes that
+    occur once), the first ``questions`` with a question made of some of the
+    passage's words and some other words."""
+    rng = random.Random(seed)
+    lines: list[str] = []
+    while len(lines) < items:
+        start = rng.randrange(0, len(text) - 400)
+        end = start + rng.randrange(20, 400)
+        passage = text[start:end]
+        if passage.isspace():
+            continue
+        item: dict[str, object] = {"id": f"e{len(lines)}", "start": start, "end": end}
+        if len(lines) % 5 == 4 and text.count(passage) == 1:
+            item = {"id": item["id"], "quote": passage}
+        if len(lines) < questions:
+            words = passage.split()
+            asked = rng.sample(words, min(4, len(words))) + rng.sample(WORDS, 3)
+            item["question"] = " ".join(asked) + "?"
+        lines.append(json.dumps(item))
+    return "\n".join(lines)
+
+
+def evidence_rows(text: str, repeat: int) -> list[tuple[str, float, float]]:
+    """(label, seconds, seconds of the containment-only anchor) per unit."""
+    from pyapp.core import bm25, evidence, evidence_report, units
+    from pyapp.core.chunking import _segment
+    from pyapp.core.coverage import item_units
+    from pyapp.core.evidence_report import check_evidence
+    from pyapp.core.windows import spans
+    from pyapp.planning.sweep import sweep_text
+
+    lines = evidence_lines(text)
+    rows: list[tuple[str, float, float]] = []
+    for unit in ("word", "char", "token"):
+        params = parse_params(unit=unit, size=512, overlap=64)
+        warm_params = parse_params(unit=unit, size=512, overlap=96)
+
+        def clear() -> None:
+            for cached in (units._encode, _segment, bm25.term_index, evidence.parse_jsonl):
+                cached.cache_clear()  # type: ignore[attr-defined]
+            evidence_report._check.cache_clear()  # type: ignore[attr-defined]
+
+        def cold(params: object = params) -> object:
+            clear()
+            return check_evidence(text, params, jsonl=lines, top_k=5)  # type: ignore[arg-type]
+
+        def warm(params: object = warm_params) -> object:
+            evidence_report._check.cache_clear()  # type: ignore[attr-defined]
+            return check_evidence(text, params, jsonl=lines, top_k=5)  # type: ignore[arg-type]
+
+        cold_seconds = timed(cold, repeat)
+        report = check_evidence(text, params, jsonl=lines, top_k=5)
+        assert len(report.items) == 1000 and report.retrieval.questions == 100
+        warm_seconds = timed(warm, repeat)
+
+        seg = _segment(text, unit, params.encoding, None)
+        found = evidence.parse_jsonl(text, lines).items
+        needed = item_units(text, seg, [(i.start, i.end) for i in found]).spans
+
+        def containment_only(
+            size: int, overlap: int, needed: list[tuple[int, int]] = needed
+        ) -> int:
+            """The anchor: every item against every window, containment only."""
+            windows = spans(seg.count, size=size, overlap=overlap)  # noqa: B023
+            whole = 0
+            for a, b in needed:
+                for start, end in windows:
+                    if start <= a and b < end:
+                        whole += 1
+                        break
+            return whole
+
+        assert containment_only(512, 64) == report.whole
+        anchor = timed(lambda: containment_only(512, 64), repeat)  # noqa: B023
+        warm_anchor = timed(lambda: containment_only(512, 96), repeat)  # noqa: B023
+        rows.append((f"{unit}: evidence check, cold (512/64)", cold_seconds, anchor))
+        rows.append((f"{unit}: evidence check, warm (512/96)", warm_seconds, warm_anchor))
+
+        sweep = sweep_text(text, unit=unit, size=512, overlap=64, evidence_jsonl=lines)
+        settings = [(row["size"], row["overlap"]) for row in sweep.rows]
+        sweep_seconds = timed(
+            lambda: sweep_text(text, unit=unit, size=512, overlap=64, evidence_jsonl=lines),  # noqa: B023
+            1,
+        )
+        sweep_anchor = timed(lambda: [containment_only(*s) for s in settings], 1)  # noqa: B023
+        rows.append(
+            (f"{unit}: sweep, {len(settings)} rows, with evidence", sweep_seconds, sweep_anchor)
+        )
+    return rows
+
+
+def print_evidence(text: str, repeat: int, *, write: bool) -> None:
+    rows = evidence_rows(text, repeat)
+    print(
+        f"evidence: 1,000 items (a fifth as quotes), 100 with a question, top-k 5; best of {repeat}"
+    )
+    print(f"{'measure':<48} {'seconds':>9} {'anchor s':>9} {'x anchor':>9}")
+    for label, seconds, anchor in rows:
+        print(f"{label:<48} {seconds:>9.3f} {anchor:>9.3f} {seconds / anchor:>9.1f}")
+    print("anchor: a plain-Python loop over every item and window checking containment only")
+    if write:
+        write_results(rows, repeat)
+
+
+RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+SECTION = "<!-- bench_engine.py -->"
+
+
+def write_results(rows: list[tuple[str, float, float]], repeat: int) -> None:
+    """Replace (or add) this script's section at the end of RESULTS.md; the site
+    benchmark rewrites the rest of the file and carries this section over."""
+    import datetime
+    import os
+    import platform
+
+    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        SECTION,
+        "## Engine: evidence check (native)",
+        "",
+        "Written by `python bench/bench_engine.py --evidence-only --write`: best of"
+        f" {repeat}, natively (CPython {platform.python_version()}, {os.cpu_count()} CPUs,"
+        f" load average {os.getloadavg()[0]:.1f} when written), {when}. Text: the engine"
+        " benchmark's 1,000,000 bytes of English; 1,000 evidence items (a fifth as"
+        " quotes), 100 with a question; top-k 5. Cold: the text seen for the first time"
+        " (segmenting, BM25 terms and quote search included); warm: another overlap of"
+        " the same text; sweep: all its rows, once. Anchor (same run): a plain-Python"
+        " loop over every item and every window that checks containment only (for the"
+        " sweep, over every row's windows). Target: under 1 s for one setting, BM25"
+        " included (the sweep has no target).",
+        "",
+        "| measure | seconds | containment-only anchor | ratio | under 1 s |",
+        "|---|---|---|---|---|",
+    ]
+    for label, seconds, anchor in rows:
+        met = "–" if "sweep" in label else "yes" if seconds < 1 else "no"
+        lines.append(
+            f"| {label} | {seconds:.3f} | {anchor:.3f} | {seconds / anchor:.1f}x | {met} |"
+        )
+    kept = RESULTS.read_text("utf-8") if RESULTS.exists() else ""
+    head = kept[: kept.index(SECTION)].rstrip("\n") if SECTION in kept else kept.rstrip("\n")
+    RESULTS.write_text(head + "\n\n" + "\n".join(lines) + "\n", "utf-8")
+    print(f"written to {RESULTS}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3, help="best of N (default 3)")
+    parser.add_argument("--evidence-only", action="store_true", help="only the evidence-check rows")
+    parser.add_argument(
+        "--write", action="store_true", help="put the evidence rows into bench/RESULTS.md"
+    )
     args = parser.parse_args()
     text = english(TARGET_BYTES)
     assert len(text.encode()) == TARGET_BYTES
+    if args.evidence_only:
+        print_evidence(text, args.repeat, write=args.write)
+        return
     rows: list[tuple[str, float]] = []
 
     began = time.perf_counter()
@@ -134,6 +294,8 @@ def main() -> None:
             f"{name:<18} {load:>10.3f} {reference_s:>10.3f} {cold:>10.3f} {again:>10.3f}"
             f" {again / reference_s:>12.1f}"
         )
+    print()
+    print_evidence(text, args.repeat, write=args.write)
 
 
 def per_encoding(text: str) -> list[tuple[str, float, float, float, float]]:

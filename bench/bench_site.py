@@ -51,6 +51,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCH = Path(__file__).resolve().parent
 PAGES = BENCH / "pages"
 RESULTS = BENCH / "RESULTS.md"
+#: Where bench_engine.py's section of RESULTS.md starts (it runs natively, on its own).
+ENGINE_SECTION = "<!-- bench_engine.py -->"
 BENCH_PREFIX = "/__bench__/"
 
 sys.path.insert(0, str(ROOT))
@@ -734,6 +736,9 @@ def main(argv: list[str]) -> int:
     ]
     print("\n".join(header) + "\n\n" + text)
     if not args.no_write:
+        # bench_engine.py --write keeps its own section at the end: carry it over.
+        kept = RESULTS.read_text("utf-8") if RESULTS.exists() else ""
+        engine = kept[kept.index(ENGINE_SECTION) :] if ENGINE_SECTION in kept else ""
         RESULTS.write_text(
             "# Site benchmark results\n\n"
             "Written by `python build.py bench` (bench/bench_site.py): one run, every row a"
@@ -742,6 +747,7 @@ def main(argv: list[str]) -> int:
             + "\n\n"
             + text
             + "\n"
+            + ("\n" + engine if engine else "")
         )
         print(f"\nwritten to {RESULTS.relative_to(ROOT)}")
     return 0

@@ -31,13 +31,17 @@ __all__ = [
     "CHUNK_DEFAULTS",
     "DEFAULT_ENCODING",
     "ENCODINGS",
+    "EVIDENCE_DEFAULTS",
     "MAX_BYTES",
     "MAX_CHUNKS",
     "MAX_DIGITS",
+    "MAX_EVIDENCE_ITEMS",
+    "MAX_EVIDENCE_LISTED",
     "MAX_EXPONENT",
     "MAX_FIELD_CHARS",
     "MAX_PROCESSED_UNITS",
     "MAX_QUOTE",
+    "MAX_RETRIEVAL_UNITS",
     "PRESETS",
     "PURPOSES",
     "SIZING_DEFAULTS",
@@ -59,6 +63,14 @@ MAX_BYTES: Final = 1_000_000
 MAX_CHUNKS: Final = 256
 #: Past this many processed units, the same.
 MAX_PROCESSED_UNITS: Final = 200_000
+#: Evidence: at most this many items (lines) in one check.
+MAX_EVIDENCE_ITEMS: Final = 10_000
+#: Evidence: the chunk indices listed per item (``whole_in`` and ``touches``), summed
+#: over the items; past it the lists are left out and the figures stay exact.
+MAX_EVIDENCE_LISTED: Final = 200_000
+#: The retrieval check indexes every chunk's text: past this many processed units
+#: (the sum of the chunk lengths) it is skipped, and says so.
+MAX_RETRIEVAL_UNITS: Final = 4_000_000
 
 
 # ---------------------------------------------------------------------- units
@@ -143,6 +155,8 @@ PURPOSES: Final = (
     "sweep",
     "size",
     "budget",
+    "evidence",
+    "evidence-export",
     "text",
     "warm",
 )
@@ -231,6 +245,10 @@ SIZING_DEFAULTS: Final = {"overlap": "0", "top_k": "5", "budget": "128000", "byt
 #: Context budget: the values of the optional fields when none is given.
 BUDGET_DEFAULTS: Final = {"system": "0", "question": "0", "answer": "0"}
 
+#: Evidence check: how many chunks the retrieval check puts into the context (the
+#: page takes the budget panel's top-k when one is typed).
+EVIDENCE_DEFAULTS: Final = {"top_k": "5"}
+
 #: Worked examples the page offers. Index sizing: 500 documents of 1,200 tokens,
 #: chunk 512 with 15% overlap, top-k 5, a 128,000-token budget (1,500 vectors).
 SIZING_EXAMPLE: Final = {
@@ -264,6 +282,9 @@ def page_facts() -> dict[str, Any]:
             "bytes": MAX_BYTES,
             "chunks": MAX_CHUNKS,
             "processed_units": MAX_PROCESSED_UNITS,
+            "evidence_items": MAX_EVIDENCE_ITEMS,
+            "evidence_listed": MAX_EVIDENCE_LISTED,
+            "retrieval_units": MAX_RETRIEVAL_UNITS,
         },
         "units": [asdict(unit) for unit in UNITS.values()],
         "encodings": [
@@ -287,6 +308,7 @@ def page_facts() -> dict[str, Any]:
             "chunk": CHUNK_DEFAULTS,
             "sizing": SIZING_DEFAULTS,
             "budget": BUDGET_DEFAULTS,
+            "evidence": EVIDENCE_DEFAULTS,
         },
         "examples": {"sizing": SIZING_EXAMPLE, "budget": BUDGET_EXAMPLES},
     }

@@ -1,12 +1,17 @@
-"""``python -m pyapp sweep FILE --size C [--unit ...] [--overlap ...]``: print sweep rows."""
+"""``python -m pyapp sweep FILE --size C [--unit ...] [--overlap ...] [--evidence EVIDENCE.jsonl
+[--top-k K]]``: print sweep rows (with evidence coverage and recall@k per row when given)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
+from ..errors import InputError
+from ..facts import EVIDENCE_DEFAULTS
 from ..planning.sweep import sweep_text
 from .common import add_chunking_flags, read_text, write_json
+from .evidence import read_evidence_file
 
 __all__ = ["add_parser", "run"]
 
@@ -25,13 +30,47 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         "file", nargs="?", default="-", metavar="FILE", help="UTF-8 text; - is stdin"
     )
     add_chunking_flags(parser, unit="word", size=None, overlap="0", estimate=False)
+    parser.add_argument(
+        "--evidence",
+        default=None,
+        metavar="EVIDENCE",
+        help="JSON Lines evidence passages (as for the evidence command): adds evidence"
+        " coverage and BM25 recall@k to every row",
+    )
+    parser.add_argument(
+        "--top-k",
+        default=None,
+        metavar="K",
+        help=f"chunks retrieved per question, with --evidence ({EVIDENCE_DEFAULTS['top_k']})",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.top_k is not None and args.evidence is None:
+        raise InputError("top_k", "--top-k needs --evidence: give the evidence to retrieve")
     text = read_text(args.file)
+    evidence = None
+    if args.evidence is not None:
+        if args.file == "-" and args.evidence == "-":
+            raise InputError("evidence", "FILE and --evidence cannot both be stdin: name a file")
+        evidence = read_evidence_file(args.evidence)
     result = sweep_text(
-        text, unit=args.unit, encoding=args.encoding, size=args.size, overlap=args.overlap
+        text,
+        unit=args.unit,
+        encoding=args.encoding,
+        size=args.size,
+        overlap=args.overlap,
+        evidence_jsonl=evidence,
+        top_k=args.top_k,
     )
     write_json(result.to_json())
+    errors = len(result.evidence["errors"]) if result.evidence is not None else 0
+    if errors:
+        noun = "line" if errors == 1 else "lines"
+        print(
+            f"python -m pyapp sweep: {errors:,} evidence {noun} not used: see evidence.errors"
+            " in the output",
+            file=sys.stderr,
+        )
     return 0

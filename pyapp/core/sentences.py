@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .cache import per_text
-from .units import Chars, Segmentation, Tokens, Words
+from .units import Chars, Segmentation, Tokens, Words, byte_offsets
 from .windows import window_count
 
 __all__ = ["Boundaries", "SentenceUnits", "split_sentences"]
@@ -132,22 +132,6 @@ def _word_indexes(text: str, edges: Sequence[int]) -> list[int]:
     return out
 
 
-def _byte_offsets(text: str, offsets: Sequence[int]) -> list[int]:
-    """UTF-8 byte offsets of the sorted code-point ``offsets``, in one pass."""
-    if text.isascii():
-        return list(offsets)
-    out: list[int] = []
-    char = byte = 0
-    for offset in offsets:
-        if offset >= char:
-            byte += len(text[char:offset].encode("utf-8", "surrogatepass"))
-        else:
-            byte -= len(text[offset:char].encode("utf-8", "surrogatepass"))
-        char = offset
-        out.append(byte)
-    return out
-
-
 @dataclass(frozen=True, slots=True)
 class SentenceUnits:
     """Each sentence as the units it needs: ``first`` (the last unit starting at or
@@ -189,7 +173,7 @@ class SentenceUnits:
             # char a + 1, and reaches char b - 1 when it holds that char's first byte.
             starts = units.byte_starts()
             edges = sorted({a + 1 for a, _ in sentences} | {b - 1 for _, b in sentences})
-            byte_of = dict(zip(edges, _byte_offsets(text, edges), strict=True))
+            byte_of = dict(zip(edges, byte_offsets(text, edges), strict=True))
             first = [bisect_left(starts, byte_of[a + 1]) - 1 for a, _ in sentences]
             last = [bisect_right(starts, byte_of[b - 1]) - 1 for _, b in sentences]
         elif isinstance(units, Words):

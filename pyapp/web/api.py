@@ -38,16 +38,20 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.chunking import chunk_text, segment
+from ..core.evidence_export import dumps as evidence_dumps
+from ..core.evidence_export import evidence_jsonl
+from ..core.evidence_export import export_filename as evidence_filename
+from ..core.evidence_report import EvidenceReport, check_evidence
 from ..core.export import dumps, export_filename
-from ..core.params import Params, parse_encoding, parse_params, parse_unit, quote
+from ..core.params import Params, parse_encoding, parse_params, parse_unit, parse_whole, quote
 from ..core.tokenizers import get_tokenizer, warm
 from ..core.units import utf8_length
 from ..errors import EngineError, InputError
-from ..facts import MAX_BYTES, TEXTS_HELD
+from ..facts import EVIDENCE_DEFAULTS, MAX_BYTES, TEXTS_HELD
 from ..planning.budget import check_budget
 from ..planning.sizing import size_index
 from ..planning.sweep import sweep_text
-from .view import chunk_view, counts
+from .view import chunk_view, counts, evidence_view
 
 __all__ = ["OPS", "handle"]
 
@@ -132,6 +136,53 @@ def _op_export(request: JSON) -> JSON:
     return {"filename": export_filename(report), "json": dumps(report)}
 
 
+def _evidence_fields(request: JSON) -> tuple[str | None, object]:
+    """The evidence of a request: ``evidence_jsonl`` (JSON Lines text, as a file
+    holds it) or ``evidence`` (a list of item objects)."""
+    source = request.get("evidence_jsonl")
+    if source is not None:
+        if not isinstance(source, str):
+            raise InputError(
+                "evidence", f"evidence_jsonl must be JSON Lines text, got {quote(source)}"
+            )
+        size = utf8_length(source)
+        if size > MAX_BYTES:
+            raise InputError(
+                "evidence",
+                f"the evidence is {size:,} bytes of UTF-8, over the {MAX_BYTES:,}-byte limit:"
+                " split it and check each part",
+            )
+    return source, request.get("evidence")
+
+
+def _top_k(request: JSON) -> int:
+    return parse_whole("top_k", request.get("top_k", EVIDENCE_DEFAULTS["top_k"]))
+
+
+def _evidence_report(request: JSON) -> EvidenceReport:
+    text = _text(request)
+    params = _params(request)
+    source, items = _evidence_fields(request)
+    return check_evidence(text, params, jsonl=source, items=items, top_k=_top_k(request))
+
+
+def _op_evidence(request: JSON) -> JSON:
+    """The evidence check of one setting. ``"export": true`` answers the download
+    instead: the exact text ``python -m pyapp evidence`` prints (``json``) and the
+    evidence list as JSON Lines (``jsonl``)."""
+    export = request.get("export", False)
+    if not isinstance(export, bool):
+        raise InputError("export", f"export must be true or false, got {quote(export)}")
+    report = _evidence_report(request)
+    if export:
+        return {
+            "filename": evidence_filename(report),
+            "json": evidence_dumps(report),
+            "jsonl": evidence_jsonl(report),
+        }
+    return evidence_view(_text(request), report)
+
+
 def _op_warm(request: JSON) -> JSON:
     """Loads a tokenizer ahead of its first use: whole, or with ``seconds`` for about
     that long, in steps (:func:`~pyapp.core.tokenizers.warm`); ``done`` says whether
@@ -181,6 +232,7 @@ def _op_budget(request: JSON) -> JSON:
 
 
 def _op_sweep(request: JSON) -> JSON:
+    source, items = _evidence_fields(request)
     return sweep_text(
         _text(request),
         unit=request.get("unit", "word"),
@@ -188,6 +240,9 @@ def _op_sweep(request: JSON) -> JSON:
         size=request.get("size"),
         overlap=request.get("overlap", 0),
         overlap_mode=request.get("overlap_mode", "units"),
+        evidence_jsonl=source,
+        evidence=items,
+        top_k=request.get("top_k"),
     ).to_json()
 
 
@@ -199,6 +254,7 @@ OPS: dict[str, Callable[[JSON], JSON]] = {
     "size": _op_size,
     "budget": _op_budget,
     "sweep": _op_sweep,
+    "evidence": _op_evidence,
     "text": _op_text,
 }
 

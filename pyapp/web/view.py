@@ -12,16 +12,26 @@ from itertools import accumulate, islice
 from typing import Any, Final
 
 from ..core.cache import per_text
-from ..core.chunking import Window, chunk_text, over_limit, segment, tokens_alone, windows
+from ..core.chunking import Window, cap_of, chunk_text, over_limit, segment, tokens_alone, windows
+from ..core.evidence_export import document
+from ..core.evidence_report import EvidenceReport
 from ..core.export import boundaries_json, cap_json, params_json, summary_json
 from ..core.params import Params
 from ..core.summary import derive
 from ..core.units import Tokens, Words, strip_bom, utf8_length, word_count
 from ..core.windows import iter_spans
-from ..facts import MAX_BYTES
+from ..facts import MAX_BYTES, UNITS
+from ..figures import Derivation, show
 from ..planning.remedies import with_remedies
 
-__all__ = ["OVERVIEW_WINDOWS", "chunk_view", "counts", "view_chunks"]
+__all__ = [
+    "OVERVIEW_WINDOWS",
+    "chunk_view",
+    "counts",
+    "evidence_marks",
+    "evidence_view",
+    "view_chunks",
+]
 
 JSON = dict[str, Any]
 
@@ -199,3 +209,87 @@ def chunk_view(text: str, params: Params) -> JSON:
         "counts": counts(text, tokens=summary.units if params.unit == "token" else None),
         "overview": overview(text, params),
     }
+
+
+def evidence_marks(text: str, report: EvidenceReport) -> list[list[list[int]]]:
+    """Per chunk card (in order), ``[[a, b, item], ...]``: the ranges of the card's
+    shown text (as for ``cut_marks``) that belong to evidence item number ``item``
+    (its position in the report's ``evidence``), sorted by ``a``, then ``item``.
+    ``text`` is the text without a leading byte-order mark, as the report's offsets.
+
+    >>> from ..core.evidence_report import check_evidence
+    >>> from ..core.params import parse_params
+    >>> text = "a  b c\\nd"
+    >>> report = check_evidence(text, parse_params(unit="word", size=3, overlap=1),
+    ...                         jsonl='{"id": 1, "start": 3, "end": 8}', top_k=5)
+    >>> evidence_marks(text, report)
+    [[[2, 5, 0]], [[0, 3, 0]]]
+    """
+    params = report.params
+    seg = segment(text, params)
+    all_windows = list(windows(seg, params))
+    out: list[list[list[int]]] = [[] for _ in all_windows]
+    word = isinstance(seg, Words)
+    if isinstance(seg, Words):
+        _, lengths = _word_index(text)
+        starts, ends = seg.bounds(all_windows[-1].end if all_windows else 0)
+    for position, result in enumerate(report.items):
+        item = result.item
+        first, last = result.touches
+        for w in all_windows[first : last + 1]:
+            local = _local_marks([(item.start, item.end)], w.char_start, w.char_end)
+            if word:
+                marks = _preview_marks(local, w, starts, ends, lengths)
+            else:
+                marks = [[a - w.char_start, b - w.char_start] for a, b in local]
+            out[w.index].extend([a, b, position] for a, b in marks)
+    for marks in out:
+        marks.sort()
+    return out
+
+
+def _evidence_derivation(report: EvidenceReport) -> dict[str, Any]:
+    """How the evidence figures were derived, for the page."""
+    p, m, r = report.params, report.min_overlap, report.retrieval
+    n, whole = len(report.items), report.whole
+    d = Derivation()
+    d.add("evidence_coverage", "whole items / items", f"{whole} / {n}", report.coverage)
+    rule = "smallest O < C with a mod (C - O) <= C - L for every item with a > C - L"
+    where = f"C = {p.size}; a: an item's first unit, L: its length in {UNITS[p.unit].plural}"
+    d.add("min_overlap_for_evidence", rule, where, m.overlap, m.reason)
+    if m.overlap is not None and m.processed_units is not None:
+        units, chunks = report.summary.units, m.chunks
+        d.add(
+            "processed_units_at_min_overlap",
+            "U + (N - 1) * O",
+            f"{units} + ({chunks} - 1) * {m.overlap}",
+            m.processed_units,
+        )
+        d.add(
+            "extra_volume_at_min_overlap",
+            "(processed - U) / U",
+            f"({m.processed_units} - {units}) / {units}",
+            m.extra_volume,
+        )
+    if r.recall_at_k is not None:
+        recalled = r.recall_at_k * r.questions
+        d.add(
+            "recall_at_k",
+            "questions whose item is whole in one of the top k chunks / questions",
+            f"{show(recalled)} / {r.questions} (k = {report.top_k})",
+            r.recall_at_k,
+        )
+    return d.to_json()
+
+
+def evidence_view(text: str, report: EvidenceReport) -> JSON:
+    """The ``evidence`` op's answer: the evidence document, how its figures were
+    derived, and the marks for the chunk cards (``card_marks``: ``None`` when the page
+    shows no cards, because the chunk view is over its caps, or when the document
+    leaves the chunk lists out)."""
+    text, _ = strip_bom(text)
+    out = document(report)
+    out["derivation"] = _evidence_derivation(report)
+    shown = cap_of(report.summary, report.params) is None and report.capped is None
+    out["card_marks"] = evidence_marks(text, report) if shown else None
+    return out

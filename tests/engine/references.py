@@ -1,5 +1,6 @@
-"""The reference implementation of every encoding, built from the same pinned files:
-what the pure tokenizers are proven against (test dependencies only)."""
+"""Slow, obvious references the engine is checked against: the reference library of
+every encoding, built from the same pinned files (test dependencies only), and the
+units of a text found the plain way."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import functools
 from collections.abc import Callable
 from importlib import resources
 
-from pyapp.core.tokenizers import PAT_STR, load_ranks
+from pyapp.core.tokenizers import PAT_STR, get_tokenizer, load_ranks
 from pyapp.vocabularies import DATA_DIR
 
 Encode = Callable[[str], list[int]]
@@ -49,3 +50,29 @@ def reference(name: str) -> Encode:
         nfc = normalizers.NFC().normalize_str
         return lambda text: encoding.encode_ordinary(nfc(text))
     return encoding.encode_ordinary
+
+
+def reference_units(text: str, unit: str) -> list[tuple[int, int, int, int]]:
+    """(char_start, char_end, byte_start, byte_end) of each unit, the slow obvious way."""
+    prefix_bytes = [len(text[:i].encode()) for i in range(len(text) + 1)]
+    if unit == "char":
+        return [(i, i + 1, prefix_bytes[i], prefix_bytes[i + 1]) for i in range(len(text))]
+    if unit == "word":
+        out, start = [], None
+        for i, ch in enumerate(text + " "):
+            if ch.isspace() or i == len(text):
+                if start is not None:
+                    out.append((start, i, prefix_bytes[start], prefix_bytes[i]))
+                start = None
+            elif start is None:
+                start = i
+        return out
+    decoder = {rank: token for token, rank in load_ranks("o200k_base").items()}
+    out, byte = [], 0
+    for token_id in get_tokenizer("o200k_base").encode(text):
+        end = byte + len(decoder[token_id])
+        char_start = max(i for i, b in enumerate(prefix_bytes) if b <= byte)
+        char_end = min(i for i, b in enumerate(prefix_bytes) if b >= end)
+        out.append((char_start, char_end, byte, end))
+        byte = end
+    return out

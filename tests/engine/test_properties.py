@@ -10,10 +10,11 @@ from typing import Any
 from contracts import assert_contracts
 from hypothesis import given
 from hypothesis import strategies as st
+from references import reference_units
 
 from pyapp.core.chunking import chunk_text
 from pyapp.core.params import parse_params
-from pyapp.core.tokenizers import get_tokenizer, load_ranks
+from pyapp.core.tokenizers import get_tokenizer
 
 # Text that stresses the edges: Unicode spaces, multi-byte and astral characters,
 # combining marks, ZWJ emoji, CRLF.
@@ -33,34 +34,8 @@ def configs(draw: st.DrawFn) -> tuple[str, str, int, int]:
     return draw(TEXTS), unit, size, overlap
 
 
-def _reference_units(text: str, unit: str) -> list[tuple[int, int, int, int]]:
-    """(char_start, char_end, byte_start, byte_end) of each unit, the slow obvious way."""
-    prefix_bytes = [len(text[:i].encode()) for i in range(len(text) + 1)]
-    if unit == "char":
-        return [(i, i + 1, prefix_bytes[i], prefix_bytes[i + 1]) for i in range(len(text))]
-    if unit == "word":
-        out, start = [], None
-        for i, ch in enumerate(text + " "):
-            if ch.isspace() or i == len(text):
-                if start is not None:
-                    out.append((start, i, prefix_bytes[start], prefix_bytes[i]))
-                start = None
-            elif start is None:
-                start = i
-        return out
-    decoder = {rank: token for token, rank in load_ranks("o200k_base").items()}
-    out, byte = [], 0
-    for token_id in get_tokenizer("o200k_base").encode(text):
-        end = byte + len(decoder[token_id])
-        char_start = max(i for i, b in enumerate(prefix_bytes) if b <= byte)
-        char_end = min(i for i, b in enumerate(prefix_bytes) if b >= end)
-        out.append((char_start, char_end, byte, end))
-        byte = end
-    return out
-
-
 def _reference_chunks(text: str, unit: str, size: int, overlap: int) -> list[dict[str, Any]]:
-    units = _reference_units(text, unit)
+    units = reference_units(text, unit)
     chunks: list[dict[str, Any]] = []
     start = 0
     while start < len(units):
@@ -98,7 +73,7 @@ def test_chunks_match_the_simple_reference_and_keep_every_contract(
     assert got == _reference_chunks(text, unit, size, overlap)
     assert_contracts(text, report)
     s = report.summary
-    n = len(_reference_units(text, unit))
+    n = len(reference_units(text, unit))
     assert s.units == n
     assert s.chunks == (0 if n == 0 else 1 + -(-max(0, n - size) // (size - overlap)))
     assert s.processed_units == sum(c.end - c.start for c in report.chunks)

@@ -124,3 +124,11 @@ def test_the_sweep_op_returns_the_same_rows_as_the_engine() -> None:
     assert answer["result"] == sweep_text(TEXT, unit="word", size="4", overlap="25%").to_json()
     too_big = json.loads(handle(json.dumps({**request, "text": "x" * 1_000_001})))
     assert (too_big["ok"], too_big["error"]["field"]) == (False, "text")
+
+
+def test_a_byte_order_mark_is_not_swept_as_text() -> None:
+    text = "\ufeffabc def"
+    assert sweep_text(text, unit="char", size=3).units == 7
+    assert (
+        sweep_text(text, unit="char", size=3).rows == sweep_text(text[1:], unit="char", size=3).rows
+    )

@@ -1,0 +1,302 @@
+"""Okapi BM25 over the chunks of one setting: would a plain lexical retriever bring
+the evidence back?
+
+Written in pure Python on purpose: the engine runs in Pyodide, in the page's
+worker, where the numpy-based BM25 libraries (``rank_bm25``, ``bm25s``) cannot be
+installed from the site's own wheels, and a few lists and dicts do the job.
+
+It is a lexical baseline, not anyone's embedding retriever: it shows whether a
+chunk boundary keeps the evidence retrievable at all, not how good a retriever is.
+
+**Terms** (:func:`terms`): the runs of word characters (Python's Unicode ``\\w``:
+letters, digits, underscore) of the text, each lower-cased with ``str.lower``;
+everything else separates terms. A Chinese or Japanese character (CJK ideographs,
+hiragana, katakana) is a term on its own, since those scripts put no spaces
+between words. A chunk's terms are the terms of its own text, so a word its
+window cuts in two is a shorter term there (``evid`` is not ``evidence``).
+
+**Score** of chunk ``d`` for a question ``q`` (``k1 = 1.2``, ``b = 0.75``)::
+
+    sum over the question's terms t (repeats count):
+        idf(t) * tf(t, d) * (k1 + 1) / (tf(t, d) + k1 * (1 - b + b * |d| / avgdl))
+    idf(t) = ln(1 + (N - n(t) + 0.5) / (n(t) + 0.5))
+
+with ``N`` chunks, ``n(t)`` the chunks holding ``t``, ``|d|`` the chunk's terms and
+``avgdl`` their mean. This ``idf`` (Lucene's) is never negative; the classic
+``ln((N - n + 0.5) / (n + 0.5))`` goes negative for a term in more than half of a
+handful of chunks, which would rank a chunk lower for holding the question's words.
+
+**Ranks.** A chunk sharing no term with the question scores 0 and is not
+retrieved at all (no rank). The others are ranked by score, highest first; equal
+scores by chunk index. Every question's scores are summed in the order of its
+terms, so the same input gives the same ranks natively and in the browser.
+
+>>> docs = [terms("The cat sat."), terms("The dog sat on the cat."), terms("A bird.")]
+>>> docs[1]
+['the', 'dog', 'sat', 'on', 'the', 'cat']
+>>> scores = bm25_scores(docs, terms("dog"))
+>>> [round(s, 4) for s in scores]
+[0.0, 0.7782, 0.0]
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import accumulate, compress, repeat
+from operator import add, mul, sub, truediv
+from typing import Final
+
+from .cache import per_text
+
+__all__ = [
+    "B",
+    "K1",
+    "ChunkIndex",
+    "TermIndex",
+    "bm25_scores",
+    "rank_of",
+    "term_index",
+    "terms",
+    "top",
+]
+
+K1: Final = 1.2
+B: Final = 0.75
+
+_CJK: Final = (
+    "\u3040-\u30ff"  # hiragana, katakana
+    "\u3400-\u4dbf"  # CJK extension A
+    "\u4e00-\u9fff"  # CJK unified ideographs
+    "\uf900-\ufaff"  # CJK compatibility ideographs
+    "\U00020000-\U0003134f"  # CJK extensions B to G
+)
+#: One term: a run of word characters that are not CJK, or one CJK character. The
+#: capturing group makes ``split`` return separators and terms alternately.
+_TERM: Final = re.compile(rf"((?:(?![{_CJK}])\w)+|[{_CJK}])")
+#: The fast path for texts without CJK (most): plain word runs.
+_WORD: Final = re.compile(r"(\w+)")
+_HAS_CJK: Final = re.compile(rf"[{_CJK}]")
+
+
+def _pattern(text: str) -> re.Pattern[str]:
+    return _TERM if _HAS_CJK.search(text) else _WORD
+
+
+def terms(text: str) -> list[str]:
+    """The lower-cased terms of ``text``, in order.
+
+    >>> terms("Überall: DON'T stop_here 3.14 日本語です")
+    ['überall', 'don', 't', 'stop_here', '3', '14', '日', '本', '語', 'で', 'す']
+    """
+    return [t.lower() for t in _pattern(text).split(text)[1::2]]
+
+
+@dataclass(frozen=True, slots=True)
+class TermIndex:
+    """Every term of a text: ``starts[i]``, ``ends[i]`` (code points) and ``terms[i]``
+    (lower-cased). Terms never overlap, so both offset lists increase. ``places``
+    lists each term's indices ``i``, in order."""
+
+    text: str
+    starts: list[int]
+    ends: list[int]
+    terms: list[str]
+    places: dict[str, list[int]]
+
+
+@per_text
+def term_index(text: str) -> TermIndex:
+    """The :class:`TermIndex` of ``text``, kept per text (one regex split, offsets by
+    summing the piece lengths)."""
+    pieces = _pattern(text).split(text)
+    offsets = list(accumulate(map(len, pieces), initial=0))
+    found = [t.lower() for t in pieces[1::2]]
+    places: dict[str, list[int]] = {}
+    for i, term in enumerate(found):
+        places.setdefault(term, []).append(i)
+    return TermIndex(text, offsets[1::2], offsets[2::2], found, places)
+
+
+_K1_PLUS_1: Final = K1 + 1
+
+#: :class:`ChunkIndex` keeps a question term's weights as a list over every chunk
+#: (summed at C speed) when the term is in at least a quarter of the chunks, as long
+#: as such lists hold at most this many numbers in all; other terms keep
+#: ``(chunk, weight)`` pairs.
+DENSE_BUDGET: Final = 1_000_000
+#: A question term occurring at least once per this many chunks is counted in every
+#: chunk at C speed; a rarer one occurrence by occurrence.
+FREQUENT_EVERY: Final = 8
+
+
+def _weight(idf: float, tf: int, norm: float) -> float:
+    """One term's share of a chunk's score; ``norm = k1 * (1 - b + b * |d| / avgdl)``."""
+    return idf * (tf * _K1_PLUS_1) / (tf + norm)
+
+
+def _weights(idf: float, tfs: Sequence[int], norms: Sequence[float]) -> list[float]:
+    """:func:`_weight` of each ``(tf, norm)`` pair, at C speed (the same arithmetic:
+    a chunk without the term gets exactly 0.0)."""
+    shares = map(mul, repeat(idf), map(mul, tfs, repeat(_K1_PLUS_1)))
+    return list(map(truediv, shares, map(add, tfs, norms)))
+
+
+def _idf(chunks: int, holding: int) -> float:
+    return math.log(1 + (chunks - holding + 0.5) / (holding + 0.5))
+
+
+def _norms(lengths: Sequence[int]) -> list[float]:
+    total = sum(lengths)
+    if not total:
+        return [K1 for _ in lengths]
+    avgdl = total / len(lengths)
+    return [K1 * (1 - B + B * length / avgdl) for length in lengths]
+
+
+def bm25_scores(documents: Sequence[Sequence[str]], query: Sequence[str]) -> list[float]:
+    """The score of every document for ``query``, straight from the formula: the
+    reference that :class:`ChunkIndex` must equal."""
+    counts = [Counter(doc) for doc in documents]
+    norms = _norms([len(doc) for doc in documents])
+    scores = [0.0] * len(documents)
+    for term in query:
+        holding = sum(1 for c in counts if term in c)
+        if not holding:
+            continue
+        idf = _idf(len(documents), holding)
+        for k, c in enumerate(counts):
+            tf = c.get(term, 0)
+            if tf:
+                scores[k] += _weight(idf, tf, norms[k])
+    return scores
+
+
+class ChunkIndex:
+    """BM25 over chunks given as code-point spans of one text, for a fixed set of
+    question terms (``vocabulary``): only those terms' frequencies are counted.
+
+    A chunk's terms are the text's terms inside its span, where a term cut by either
+    edge of the span is the cut part (lower-cased on its own). The text's terms and
+    where each occurs are found once per text (:func:`term_index`); a chunk's length
+    is then two bisections. The frequent question terms are counted in every chunk
+    at once (a ``Counter`` over the chunk's slice of the terms, read at C speed); a
+    rare one occurrence by occurrence (each lies in a run of chunks). No chunk text
+    is ever built.
+    """
+
+    def __init__(
+        self, index: TermIndex, spans: Sequence[tuple[int, int]], vocabulary: set[str]
+    ) -> None:
+        text, starts, ends, all_terms = index.text, index.starts, index.ends, index.terms
+        n = self.chunks = len(spans)
+        firsts = [cs for cs, _ in spans]
+        lasts = [ce for _, ce in spans]
+        # Chunk k meets terms [los[k], his[k]): the first ending after its start, up to
+        # the first starting at or after its end. Both lists never decrease.
+        los = list(map(bisect_right, repeat(ends, n), firsts))
+        his = list(map(bisect_left, repeat(starts, n), lasts))
+        self.lengths = lengths = list(map(sub, his, los))
+        # A term cut by a chunk's edge counts there as its cut part instead.
+        fixes: dict[str, dict[int, int]] = {}
+        for k, (lo, hi, (cs, ce)) in enumerate(zip(los, his, spans, strict=True)):
+            if lo == hi or (starts[lo] >= cs and ends[hi - 1] <= ce):
+                continue
+            for i in {lo, hi - 1}:
+                whole = all_terms[i]
+                cut = text[max(starts[i], cs) : min(ends[i], ce)].lower()
+                if cut == whole:
+                    continue
+                if whole in vocabulary:
+                    fix = fixes.setdefault(whole, {})
+                    fix[k] = fix.get(k, 0) - 1
+                if cut in vocabulary:
+                    fix = fixes.setdefault(cut, {})
+                    fix[k] = fix.get(k, 0) + 1
+        norms = _norms(lengths)
+        places = index.places
+        self._sparse: dict[str, tuple[list[int], list[float]]] = {}
+        self._dense: dict[str, list[float]] = {}
+        frequent = sorted(
+            t for t in vocabulary if n and FREQUENT_EVERY * len(places.get(t, ())) >= n
+        )
+        counted = [
+            list(map(Counter(all_terms[lo:hi]).get, frequent, repeat(0)))
+            for lo, hi in zip(los, his, strict=True)
+        ]
+        columns = dict(zip(frequent, map(list, zip(*counted, strict=True)), strict=True))
+        budget = DENSE_BUDGET
+        for term in sorted(vocabulary):
+            fix = fixes.get(term, {})
+            tf = columns.get(term)
+            if tf is not None:  # frequent: counted in every chunk
+                for k, delta in fix.items():
+                    tf[k] += delta
+                holding = n - tf.count(0)
+                if not holding:
+                    continue
+                idf = _idf(n, holding)
+                if 4 * holding >= n and budget >= n:
+                    budget -= n
+                    self._dense[term] = _weights(idf, tf, norms)
+                    continue
+                chunks = list(compress(range(n), tf))
+                tfs = list(compress(tf, tf))
+            else:  # rare: the chunks holding each occurrence are a run
+                counts: dict[int, int] = {}
+                for p in places.get(term, ()):
+                    for k in range(bisect_right(his, p), bisect_right(los, p)):
+                        counts[k] = counts.get(k, 0) + 1
+                for k, delta in fix.items():
+                    counts[k] = counts.get(k, 0) + delta
+                chunks = sorted(k for k, c in counts.items() if c)
+                if not chunks:
+                    continue
+                tfs = [counts[k] for k in chunks]
+                idf = _idf(n, len(chunks))
+            self._sparse[term] = chunks, _weights(idf, tfs, list(map(norms.__getitem__, chunks)))
+
+    def scores(self, query: Sequence[str]) -> list[float]:
+        """Every chunk's score for ``query`` (its terms, from :func:`terms`). Each
+        chunk's sum runs in the order of the query's terms, whichever form a term's
+        weights are kept in (adding the 0.0 of an absent term changes nothing)."""
+        scores = [0.0] * self.chunks
+        for term in query:
+            dense = self._dense.get(term)
+            if dense is not None:
+                scores = list(map(add, scores, dense))
+                continue
+            chunks, weights = self._sparse.get(term, ((), ()))
+            for k, weight in zip(chunks, weights, strict=True):
+                scores[k] += weight
+        return scores
+
+
+def top(scores: Sequence[float], k: int) -> list[int]:
+    """The first ``k`` retrieved chunks, best first (score > 0 only; ties by index).
+
+    >>> top([0.5, 0.0, 2.0, 0.5], 3)
+    [2, 0, 3]
+    """
+    best = heapq.nlargest(k, zip(scores, range(0, -len(scores), -1), strict=True))
+    return [-negative for score, negative in best if score > 0]
+
+
+def rank_of(scores: Sequence[float], first: int, last: int) -> int | None:
+    """The rank (1-based) of the best-ranked chunk among ``first .. last``, or ``None``
+    when none of them is retrieved.
+
+    >>> rank_of([0.5, 0.0, 2.0, 0.5], 3, 3), rank_of([0.5, 0.0, 2.0, 0.5], 1, 1)
+    (3, None)
+    """
+    run = scores[first : last + 1]
+    score = max(run)
+    if score <= 0:
+        return None
+    best = first + run.index(score)
+    return 1 + sum(map(score.__lt__, scores)) + scores[:best].count(score)
