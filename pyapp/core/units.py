@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from itertools import accumulate, islice
+from itertools import islice
 from typing import Final, Protocol
 
 from ..errors import InputError
