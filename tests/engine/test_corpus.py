@@ -176,7 +176,12 @@ def test_the_timing_fields_are_the_only_ones_that_differ_between_runs(corpus: Pa
     params = parse_params(unit="word", size=4)
     first = count_corpus([str(corpus)], params, workers=1).to_json()
     second = count_corpus([str(corpus)], params, workers=1).to_json()
-    assert set(first["timing"]) == {"listing_seconds", "startup_seconds", "count_seconds", "seconds"}
+    assert set(first["timing"]) == {
+        "listing_seconds",
+        "startup_seconds",
+        "count_seconds",
+        "seconds",
+    }
     first.pop("timing"), second.pop("timing")
     assert first == second
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import errno
 import gzip
+import io
 import os
 import stat
 import zlib
@@ -47,9 +48,15 @@ class NotRegular(OSError):
 def open_binary(piece: Piece) -> Iterator[IO[bytes]]:
     """The piece's file, opened for reading bytes (decompressed if gzipped)."""
     if is_url(piece.path):
-        import fsspec
+        from fsspec.core import url_to_fs
 
-        raw: IO[bytes] = fsspec.open(piece.path, "rb").open()
+        fs, path = url_to_fs(piece.path)
+        if "memory" in fs.protocol:
+            # fsspec's memory file system gives every reader the same file object (one
+            # position for all threads): read a private copy, the bytes are in memory anyway.
+            raw: IO[bytes] = io.BytesIO(fs.cat_file(path))
+        else:
+            raw = fs.open(path, "rb")
     else:
         fd = os.open(piece.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         try:
@@ -130,6 +137,13 @@ def _jsonl(
         lines[(piece.shown, piece.start)] = number
 
 
+def _is_text(pa: Any, schema: Any, name: str) -> bool:
+    if name not in schema.names:
+        return False
+    kind = schema.field(name).type
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
+
+
 def _parquet(piece: Piece, handle: IO[bytes], settings: Settings) -> Iterator[Item]:
     try:
         import pyarrow as pa
@@ -148,6 +162,8 @@ def _parquet(piece: Piece, handle: IO[bytes], settings: Settings) -> Iterator[It
     missing = [
         name for name in (text_name, id_name) if name is not None and name not in schema.names
     ]
+    if (missing or not _is_text(pa, schema, text_name)) and piece.start > 0:
+        return  # a later range of a split file: its first range says why
     if missing:
         flag = "--text-column" if missing[0] == text_name else "--id-column"
         names = ", ".join(schema.names[:20]) + (", ..." if len(schema.names) > 20 else "")
@@ -156,8 +172,8 @@ def _parquet(piece: Piece, handle: IO[bytes], settings: Settings) -> Iterator[It
             f"no column {missing[0]!r} (it has: {names}): name the right one with {flag}",
         )
         return
-    text_type = schema.field(text_name).type
-    if not (pa.types.is_string(text_type) or pa.types.is_large_string(text_type)):
+    if not _is_text(pa, schema, text_name):
+        text_type = schema.field(text_name).type
         yield Problem(
             Where(piece.shown),
             f"column {text_name!r} holds {text_type}, not text: name the text column"
@@ -216,10 +232,12 @@ def read_piece(
                 yield from _jsonl(piece, handle, settings, lines)
             else:
                 yield from _parquet(piece, handle, settings)
-    except (OSError, EOFError, zlib.error) as exc:
-        yield Problem(Where(piece.shown), _reason(exc))
-    except Exception as exc:  # a reader library's own error: a bad Parquet file, a URL backend
-        yield Problem(Where(piece.shown), _reason(exc))
+    except Exception as exc:  # OSError, gzip's, or a reader library's own (Parquet, a URL backend)
+        reason = _reason(exc)
+        if piece.start > 0:  # one range of a split file: say which
+            unit = "byte" if piece.kind == "jsonl" else "row group"
+            reason = f"from {unit} {piece.start:,}: {reason}"
+        yield Problem(Where(piece.shown, piece.start if piece.split else 0), reason)
 
 
 def _read_part(part: Part, settings: Settings, lines: dict[tuple[str, int], int]) -> Iterator[Item]:

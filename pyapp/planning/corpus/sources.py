@@ -339,8 +339,8 @@ def _split_parquet(piece: Piece, part_bytes: int) -> list[Piece]:
 def part_size(total_bytes: int, workers: int) -> int:
     """Bytes per part for a corpus of ``total_bytes`` on ``workers`` workers.
 
-    >>> part_size(10**9, 2) == 64 << 20, part_size(10**6, 2) == 1 << 20
-    (True, True)
+    >>> part_size(10**10, 2) == 64 << 20, part_size(10**8, 2), part_size(10**6, 2) == 1 << 20
+    (True, 6250000, True)
     """
     share = total_bytes // max(1, workers * PARTS_PER_WORKER)
     return max(MIN_PART_BYTES, min(MAX_PART_BYTES, share))
