@@ -80,7 +80,7 @@ def scheduler() -> Iterator[str]:
         processes=False,
         n_workers=1,
         threads_per_worker=2,
-        dashboard_address=None,
+        dashboard_address=":0",
         scheduler_kwargs={"dashboard": False},
     ) as cluster:
         yield cluster.scheduler_address

@@ -18,8 +18,11 @@ they finish, which also drives the progress bar.
 from __future__ import annotations
 
 import logging
+import signal
+import threading
+import warnings
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from types import TracebackType
 from typing import Any, Final
 
@@ -35,6 +38,36 @@ DASK_INSTALL: Final = "pip install 'pyapp[dask]'"
 CONNECT_SECONDS: Final = 10
 
 _LOGGERS: Final = ("distributed", "tornado", "asyncio")
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Holds SIGINT, SIGTERM and SIGHUP back while the cluster starts.
+
+    The worker processes started meanwhile inherit the held mask, so Ctrl-C at a
+    terminal (which signals the whole process group) reaches only this process,
+    which then closes the cluster in order; a signal that arrives during start-up
+    is delivered as soon as the cluster is up, and stops it.
+    """
+    held = {
+        getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+    }
+    if (
+        not hasattr(signal, "pthread_sigmask")
+        or threading.current_thread() is not threading.main_thread()
+    ):
+        yield
+        return
+    # multiprocessing starts its resource tracker with these signals blocked, then
+    # unblocks them in the starting thread: start it first, so nothing undoes the hold.
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def dask_available() -> bool:
@@ -67,39 +100,48 @@ class DaskCluster:
             raise InputError(
                 "engine", f"--engine dask needs Dask, which is not installed: {DASK_INSTALL}"
             ) from None
-        stack = self._stack
         try:
-            for name in _LOGGERS:  # the cluster's own log lines would drown the output
-                logger = logging.getLogger(name)
-                stack.callback(logger.setLevel, logger.level)
-                logger.setLevel(logging.CRITICAL)
-            if self.scheduler is not None:
-                try:
-                    self._client = stack.enter_context(
-                        Client(self.scheduler, timeout=CONNECT_SECONDS, set_as_default=False)
-                    )
-                except (OSError, TimeoutError, ValueError) as exc:
-                    raise InputError(
-                        "scheduler",
-                        f"cannot reach the Dask scheduler at {self.scheduler!r} ({exc}):"
-                        " check --scheduler or DASK_SCHEDULER_ADDRESS",
-                    ) from None
-            else:
-                cluster = stack.enter_context(
-                    LocalCluster(
-                        n_workers=self.workers,
-                        threads_per_worker=1,
-                        processes=True,
-                        dashboard_address=None,
-                        scheduler_kwargs={"dashboard": False},
-                        silence_logs=logging.CRITICAL,
-                    )
-                )
-                self._client = stack.enter_context(Client(cluster, set_as_default=False))
+            with _signals_held():
+                self._start(Client, LocalCluster)
         except BaseException:
-            stack.close()
+            self._stack.close()
             raise
         return self
+
+    def _start(self, client_class: Any, cluster_class: Any) -> None:
+        stack = self._stack
+        # The cluster's own log lines and advice ("Sending large graph...") would drown
+        # the output: the command speaks in one line, or not at all.
+        for name in _LOGGERS:
+            logger = logging.getLogger(name)
+            stack.callback(logger.setLevel, logger.level)
+            logger.setLevel(logging.CRITICAL)
+        stack.enter_context(warnings.catch_warnings())
+        warnings.filterwarnings("ignore", category=UserWarning, module=r"distributed(\.|$)")
+        if self.scheduler is not None:
+            try:
+                client = client_class(self.scheduler, timeout=CONNECT_SECONDS, set_as_default=False)
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise InputError(
+                    "scheduler",
+                    f"cannot reach the Dask scheduler at {self.scheduler!r} ({exc}):"
+                    " check --scheduler or DASK_SCHEDULER_ADDRESS",
+                ) from None
+            self._client = stack.enter_context(client)
+            return
+        # The scheduler's HTTP server (metrics, health) takes a free port, never a fixed
+        # one that another cluster may hold; no dashboard.
+        cluster = stack.enter_context(
+            cluster_class(
+                n_workers=self.workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+                scheduler_kwargs={"dashboard": False},
+                silence_logs=logging.CRITICAL,
+            )
+        )
+        self._client = stack.enter_context(client_class(cluster, set_as_default=False))
 
     def map(self, parts: Sequence[Part]) -> Iterator[Accumulator]:
         """Each part's accumulator, in the order they finish."""
