@@ -163,7 +163,11 @@ def count_corpus(
         totals.add_error(problem)
     for problem in listing.skipped:
         totals.add_skip(problem)
-    timing = {"listing_seconds": time.perf_counter() - began, "startup_seconds": 0.0}
+    timing = {
+        "listing_seconds": time.perf_counter() - began,
+        "startup_seconds": 0.0,
+        "count_seconds": 0.0,
+    }
     if listing.parts:
         totals = merge(totals, _run(listing.parts, listing.total_bytes, settings, engine=engine,
                                     workers=n_workers, scheduler=scheduler, progress=progress,
