@@ -180,6 +180,7 @@ def test_the_timing_fields_are_the_only_ones_that_differ_between_runs(corpus: Pa
         "listing_seconds",
         "startup_seconds",
         "count_seconds",
+        "shutdown_seconds",
         "seconds",
     }
     first.pop("timing"), second.pop("timing")

@@ -167,6 +167,7 @@ def count_corpus(
         "listing_seconds": time.perf_counter() - began,
         "startup_seconds": 0.0,
         "count_seconds": 0.0,
+        "shutdown_seconds": 0.0,
     }
     if listing.parts:
         totals = merge(totals, _run(listing.parts, listing.total_bytes, settings, engine=engine,
@@ -225,4 +226,6 @@ def _run(
                     totals = merge(totals, result)
                     bar.update(result.input_bytes)
             timing["count_seconds"] = time.perf_counter() - counting
+            closing = time.perf_counter()
+        timing["shutdown_seconds"] = time.perf_counter() - closing
     return totals

@@ -29,7 +29,7 @@ from typing import Final
 
 from ...core.units import word_count
 
-__all__ = ["SLICE", "count_words", "counter_for"]
+__all__ = ["SLICE", "count_words", "counter_for", "warm"]
 
 #: Code points per slice when counting words: the transient list of words from
 #: one slice stays well under a megabyte.
@@ -94,3 +94,9 @@ def counter_for(unit: str, encoding: str | None) -> Counter:
                 counter = _token_counter(encoding)
             _built[key] = counter
     return counter
+
+
+def warm(unit: str, encoding: str | None) -> bool:
+    """Builds the counter now (a worker's start-up), so no part waits for it."""
+    counter_for(unit, encoding)
+    return True

@@ -28,6 +28,7 @@ from typing import Any, Final
 
 from ...errors import InputError
 from .accumulator import Accumulator, Settings
+from .counting import warm
 from .readers import count_part
 from .sources import Part
 
@@ -128,10 +129,16 @@ class DaskCluster:
                     " check --scheduler or DASK_SCHEDULER_ADDRESS",
                 ) from None
             self._client = stack.enter_context(client)
-            return
+        else:
+            self._client = stack.enter_context(
+                client_class(self._local_cluster(cluster_class), set_as_default=False)
+            )
+        self._warm()
+
+    def _local_cluster(self, cluster_class: Any) -> Any:
         # The scheduler's HTTP server (metrics, health) takes a free port, never a fixed
         # one that another cluster may hold; no dashboard.
-        cluster = stack.enter_context(
+        return self._stack.enter_context(
             cluster_class(
                 n_workers=self.workers,
                 threads_per_worker=1,
@@ -141,7 +148,19 @@ class DaskCluster:
                 silence_logs=logging.CRITICAL,
             )
         )
-        self._client = stack.enter_context(client_class(cluster, set_as_default=False))
+
+    def _warm(self) -> None:
+        """Every worker builds its counter (the tokenizer) now, as part of start-up,
+        and a cluster whose workers cannot run pyapp says so at once."""
+        unit, encoding = self.settings.unit, self.settings.encoding
+        try:
+            self._client.run(warm, unit, encoding)
+        except Exception as exc:  # the worker's own error, sent back
+            raise InputError(
+                "scheduler",
+                f"the cluster's workers cannot count ({type(exc).__name__}: {exc}): install"
+                f" pyapp on them ({DASK_INSTALL})",
+            ) from None
 
     def map(self, parts: Sequence[Part]) -> Iterator[Accumulator]:
         """Each part's accumulator, in the order they finish."""
