@@ -35,6 +35,8 @@ __all__ = ["count_part", "open_binary", "read_piece"]
 
 #: Bytes read at a time while skipping the rest of an over-long line.
 _SKIP_STEP: Final = 1 << 16
+#: Bytes read at a time from a file whose size is not known (gzip) or grew.
+_STEP: Final = 1 << 20
 #: Parquet rows converted to Python strings at a time (fewer when values are large).
 _ROWS: Final = 1024
 _BATCH_TEXT_BYTES: Final = 16 << 20
@@ -101,11 +103,34 @@ def _text(piece: Piece, handle: IO[bytes], settings: Settings) -> Iterator[Item]
     if not piece.gz and piece.size > limit:
         yield Problem(where, _too_big(settings, piece.size))
         return
-    data = handle.read(limit + 1)
+    data = _read_at_most(handle, limit + 1, hint=None if piece.gz else piece.size + 1)
     if len(data) > limit:
         yield Problem(where, _too_big(settings))
         return
     yield Raw(where, data)
+
+
+def _read_at_most(handle: IO[bytes], most: int, *, hint: int | None) -> bytes:
+    """Up to ``most`` bytes. (``read(most)`` would set aside ``most`` bytes for every
+    small file.) Reads the expected size (``hint``) at once, else steps of a megabyte.
+
+    >>> _read_at_most(io.BytesIO(b"abcdef"), 4, hint=None)
+    b'abcd'
+    >>> _read_at_most(io.BytesIO(b"ab"), 9, hint=3)
+    b'ab'
+    """
+    first = min(most, hint if hint is not None else _STEP)
+    chunks = [handle.read(first)]
+    held = len(chunks[0])
+    if hint is not None and held < first:
+        return chunks[0]  # it ended where the listing said
+    while held < most:
+        chunk = handle.read(min(_STEP, most - held))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        held += len(chunk)
+    return b"".join(chunks)
 
 
 def _jsonl(

@@ -32,7 +32,8 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Iterable
+import urllib.parse
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
@@ -108,6 +109,17 @@ def is_url(path: str) -> bool:
     (True, False, False)
     """
     return _URL.match(path) is not None
+
+
+def local_path(url: str) -> str:
+    """The local path of a ``file://`` URL (percent-escapes decoded).
+
+    >>> local_path("file:///data/my%20docs"), local_path("file://localhost/data")
+    ('/data/my docs', '/data')
+    """
+    parsed = urllib.parse.urlsplit(url)
+    host = "" if parsed.netloc in ("", "localhost") else f"//{parsed.netloc}"
+    return host + urllib.parse.unquote(parsed.path)
 
 
 def kind_of(name: str, *, named: bool) -> tuple[Kind, bool] | None:
@@ -187,7 +199,7 @@ class _Lister:
                 self.skip(shown, f"same folder as {self.seen_dirs[key]}, read once")
                 return
             self.seen_dirs[key] = shown
-            self.walk(path, shown, {key: shown})
+            self.walk(path, shown, key)
         else:
             found = kind_of(os.path.basename(path), named=True)
             assert found is not None
@@ -210,14 +222,26 @@ class _Lister:
         kind, gz = found
         self.files.append(Piece(kind, path, shown, info.st_size, gz=gz))
 
-    def walk(self, folder: str, folder_shown: str, ancestors: dict[tuple[int, int], str]) -> None:
+    def entries(self, folder: str, folder_shown: str) -> Iterator[os.DirEntry[str]]:
+        """A folder's entries, sorted by name (none if it cannot be listed)."""
         try:
             with os.scandir(folder) as listing:
-                entries = sorted(listing, key=lambda entry: entry.name)
+                return iter(sorted(listing, key=lambda entry: entry.name))
         except OSError as exc:
             self.problem(folder_shown, os_reason(exc, "cannot list folder"))
-            return
-        for entry in entries:
+            return iter(())
+
+    def walk(self, folder: str, folder_shown: str, key: tuple[int, int]) -> None:
+        """Depth first, in name order, without recursion (any depth)."""
+        ancestors = {key: folder_shown}  # the folders being read, for loops
+        stack = [(key, self.entries(folder, folder_shown))]
+        while stack:
+            here, entries = stack[-1]
+            entry = next(entries, None)
+            if entry is None:
+                stack.pop()
+                del ancestors[here]
+                continue
             path = entry.path
             shown = shown_path(path)
             found = kind_of(entry.name, named=False)
@@ -232,14 +256,14 @@ class _Lister:
                     self.problem(shown, reason if broken else os_reason(exc))
                 continue
             if stat.S_ISDIR(info.st_mode):
-                key = (info.st_dev, info.st_ino)
-                if key in ancestors:
-                    self.skip(shown, f"symbolic link loop: leads back to {ancestors[key]}")
-                elif key in self.seen_dirs:
-                    self.skip(shown, f"same folder as {self.seen_dirs[key]}, read once")
+                inner = (info.st_dev, info.st_ino)
+                if inner in ancestors:
+                    self.skip(shown, f"symbolic link loop: leads back to {ancestors[inner]}")
+                elif inner in self.seen_dirs:
+                    self.skip(shown, f"same folder as {self.seen_dirs[inner]}, read once")
                 else:
-                    self.seen_dirs[key] = shown
-                    self.walk(path, shown, {**ancestors, key: shown})
+                    self.seen_dirs[inner] = ancestors[inner] = shown
+                    stack.append((inner, self.entries(path, shown)))
             elif found is not None:
                 self.local_file(path, shown, info, found)
 
@@ -351,7 +375,7 @@ def plan(paths: Iterable[str], *, workers: int, part_bytes: int | None = None) -
     lister = _Lister()
     for path in paths:
         if path.startswith("file://"):
-            lister.local(path[len("file://") :])
+            lister.local(local_path(path))
         elif is_url(path):
             lister.url(path)
         else:
