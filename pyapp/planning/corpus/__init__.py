@@ -43,6 +43,7 @@ from .accumulator import (
     accumulate,
     merge,
 )
+from .counting import counter_for
 from .output import document, nearest_rank
 from .signals import Stopped, stopping_on_signals
 from .sources import plan
@@ -144,6 +145,8 @@ def count_corpus(
     local cluster of ``workers`` processes. ``progress``: a bar on stderr; ``None``
     shows it only on a terminal, and only for runs longer than a second.
     """
+    if max_document_bytes < 1:
+        raise InputError("max_document_bytes", "the per-document limit must be at least 1 byte")
     _check_name("text_field", "--text-column", text_field)
     _check_name("id_field", "--id-column", id_field)
     n_workers = _workers(engine, workers, scheduler)
@@ -204,6 +207,9 @@ def _run(
     if engine == "dask":
         runner = DaskCluster(settings, scheduler=scheduler, workers=workers)
     else:
+        # Built here first, so that a tokenizer that cannot load is one clear error
+        # before any worker starts (and forked workers inherit it).
+        counter_for(settings.unit, settings.encoding)
         runner = LocalPool(settings, workers=min(workers, len(parts)))
     totals = Accumulator()
     with stopping_on_signals():

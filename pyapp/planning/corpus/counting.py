@@ -63,7 +63,7 @@ def count_words(text: str, *, slice_size: int = SLICE) -> int:
 def _token_counter(encoding: str) -> Counter:
     from ...core.tokenizers import get_tokenizer
 
-    encode = get_tokenizer(encoding, backend="tiktoken").encode_ordinary
+    encode = get_tokenizer(encoding).encode_ordinary  # natively: tiktoken
     core = getattr(getattr(encode, "__self__", None), "_core_bpe", None)
     to_buffer = getattr(core, "encode_to_tiktoken_buffer", None)
     if to_buffer is None:  # not tiktoken's Encoding: count its list
