@@ -54,7 +54,7 @@ def add_chunking_flags(
         "--overlap",
         default=overlap,
         metavar="N|P%",
-        help=f"overlap in units, or a percent of --size ({overlap})",
+        help=f"overlap in units, or a percent of --size ({overlap.replace('%', '%%')})",
     )
     parser.add_argument(
         "--encoding", choices=tuple(ENCODINGS), default=None, help="token encoding (o200k_base)"

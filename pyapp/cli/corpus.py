@@ -52,7 +52,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="worker processes, on this machine or in the local Dask cluster (every core)",
+        help="worker processes, on this machine or in the local Dask cluster (every core;"
+        " at most twice the cores)",
     )
     parser.add_argument(
         "--text-column",

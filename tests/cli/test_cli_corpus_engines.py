@@ -86,6 +86,13 @@ def test_a_scheduler_named_by_the_environment_runs_the_count_there(
     assert same_bytes(flag.stdout, local.stdout)
 
 
+def test_corpus_help_names_the_engines_and_the_percent_default() -> None:
+    done = corpus("--help", workers=None, timeout=30)
+    help_text = done.stdout.decode()
+    assert done.returncode == 0, done.stderr
+    assert "--engine {local,dask}" in help_text and "percent of --size (15%)" in help_text
+
+
 def test_without_the_dask_extra_engine_dask_says_how_to_install_it_in_one_line(
     docs: Path,
 ) -> None:
