@@ -135,12 +135,26 @@ def _warm(encoding: str) -> bool:
     return True
 
 
-def cli(*args: str | Path) -> tuple[dict[str, Any], str, float]:
-    """The command's JSON, its exact stdout, and its wall time."""
+#: CPU seconds (user + system) of each command, its workers and cluster included.
+CPU: dict[str, float] = {}
+
+
+def cli(*args: str | Path, name: str) -> tuple[dict[str, Any], str, float]:
+    """The command's JSON, its exact stdout and its wall time; its CPU time (every
+    process it started, reaped, included) goes to :data:`CPU` under ``name``."""
     command = [sys.executable, "-m", "pyapp", "corpus", *map(str, args), "--no-progress"]
     began = time.perf_counter()
-    done = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT)
-    return json.loads(done.stdout), done.stdout, time.perf_counter() - began
+    with tempfile.TemporaryFile() as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL, cwd=ROOT)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - began
+        process.returncode = os.waitstatus_to_exitcode(status)
+        assert process.returncode == 0, command
+        out.seek(0)
+        stdout = out.read().decode("utf-8")
+    cpu = usage.ru_utime + usage.ru_stime
+    CPU[name] = min(CPU.get(name, float("inf")), cpu)
+    return json.loads(stdout), stdout, seconds
 
 
 def without_timing(stdout: str) -> str:
@@ -210,20 +224,21 @@ def main() -> None:
         with context.Pool(args.workers) as pool:
             pool.map(_warm, [args.encoding] * args.workers)
             for round_ in range(args.repeat):
-                start = time.perf_counter()
+                start, cpu_start = time.perf_counter(), time.process_time()
                 tokens = _count_files(names, args.encoding)
                 keep("bare1", time.perf_counter() - start)
+                keep("bare1_cpu", time.process_time() - cpu_start)
                 start = time.perf_counter()
                 tokens_n = sum(pool.starmap(_count_files, [(s, args.encoding) for s in shares]))
                 keep("bareN", time.perf_counter() - start)
                 assert tokens_n == tokens
 
-                local, local_out, wall = cli(folder, *flags)
+                local, local_out, wall = cli(folder, *flags, name="local")
                 keep("local", wall)
                 timing = local["timing"]
                 keep("local_start", timing["startup_seconds"])
                 keep("local_rest", wall - timing["startup_seconds"] - timing["shutdown_seconds"])
-                dask, dask_out, wall = cli(folder, *flags, "--engine", "dask")
+                dask, dask_out, wall = cli(folder, *flags, "--engine", "dask", name="dask")
                 keep("dask", wall)
                 timing = dask["timing"]
                 keep("dask_start", timing["startup_seconds"])
@@ -232,9 +247,9 @@ def main() -> None:
                 assert local["units"] == dask["units"] == tokens, (local["units"], tokens)
                 assert without_timing(local_out) == without_timing(dask_out)
 
-                from_jsonl, _, wall = cli(jsonl, *flags)
+                from_jsonl, _, wall = cli(jsonl, *flags, name="jsonl")
                 keep("jsonl", wall)
-                from_parquet, _, wall = cli(parquet, *flags)
+                from_parquet, _, wall = cli(parquet, *flags, name="parquet")
                 keep("parquet", wall)
                 for doc in (from_jsonl, from_parquet):
                     assert doc["units"] == tokens and doc["documents"] == n_files, doc["units"]
@@ -250,28 +265,34 @@ def main() -> None:
     def rate(seconds: float) -> str:
         return f"{tokens / seconds / 1e6:.2f} M"
 
+    cpu_ratio = CPU["dask"] / CPU["local"]
     rows = [
-        ("bare tiktoken, 1 process (anchor)", best["bare1"], "encoding built before the clock"),
-        (f"bare tiktoken, {args.workers} processes", best["bareN"], "pool warm before the clock"),
-        ("corpus --engine local, folder", best["local"],
+        ("bare tiktoken, 1 process (anchor)", best["bare1"], best["bare1_cpu"],
+         "encoding built before the clock"),
+        (f"bare tiktoken, {args.workers} processes", best["bareN"], None,
+         "pool warm before the clock"),
+        ("corpus --engine local, folder", best["local"], CPU["local"],
          f"whole command; pool start-up {best['local_start']:.2f} s"),
-        ("  the same without the pool's start-up and shut-down", best["local_rest"], ""),
-        ("corpus --engine dask, folder", best["dask"],
+        ("  the same without the pool's start-up and shut-down", best["local_rest"], None, ""),
+        ("corpus --engine dask, folder", best["dask"], CPU["dask"],
          f"whole command; cluster start-up {best['dask_start']:.2f} s (workers' tokenizers"
-         f" built), shut-down {best['dask_stop']:.2f} s"),
-        ("  the same without the cluster's start-up and shut-down", best["dask_rest"],
+         f" built), shut-down {best['dask_stop']:.2f} s; CPU {cpu_ratio:.2f}x the local pool's"),
+        ("  the same without the cluster's start-up and shut-down", best["dask_rest"], None,
          f"{best['dask_rest'] / best['local_rest']:.2f}x the local pool's time, both without"
          " start-up and shut-down (target: within 1.3x)"),
-        ("corpus --engine local, one JSONL file", best["jsonl"], "the same documents"),
-        ("corpus --engine local, one Parquet file", best["parquet"],
-         f"{best['parquet'] / best['jsonl']:.2f}x the JSONL run"),
+        ("corpus --engine local, one JSONL file", best["jsonl"], CPU["jsonl"],
+         "the same documents"),
+        ("corpus --engine local, one Parquet file", best["parquet"], CPU["parquet"],
+         f"{best['parquet'] / best['jsonl']:.2f}x the JSONL run's time"),
     ]  # fmt: skip
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         "# Corpus benchmark results",
         "",
         "Written by `python bench/bench_corpus.py` from one run: every row the best of"
-        f" {args.repeat} interleaved rounds, ratios against bare tiktoken in the same run.",
+        f" {args.repeat} interleaved rounds, ratios against bare tiktoken in the same run."
+        " CPU is user + system time of the command and every process it started (workers,"
+        " cluster): on a shared machine it moves less than wall time.",
         "",
         f"- Machine: {machine()}; load average {load:.2f} at the end (the machine is shared).",
         f"- Date: {when}. Took {time.perf_counter() - began_all:,.0f} s.",
@@ -281,11 +302,12 @@ def main() -> None:
         f"- Workers: {args.workers} (local pool and local Dask cluster alike). Every run counted"
         " the same tokens; the local and Dask JSON were identical apart from `timing`.",
         "",
-        "| run | seconds | tokens/s | throughput vs bare tiktoken, 1 process | note |",
-        "|---|---|---|---|---|",
+        "| run | wall s | CPU s | tokens/s (wall) | vs bare tiktoken, 1 process (wall) | note |",
+        "|---|---|---|---|---|---|",
         *(
-            f"| {name} | {seconds:.2f} | {rate(seconds)} | {bare / seconds:.2f}x | {note} |"
-            for name, seconds, note in rows
+            f"| {name} | {seconds:.2f} | {'–' if cpu is None else f'{cpu:.2f}'} | {rate(seconds)}"
+            f" | {bare / seconds:.2f}x | {note} |"
+            for name, seconds, cpu, note in rows
         ),
     ]
     print("\n".join(lines))

@@ -203,6 +203,7 @@ def _run(
     from .dask_cluster import DaskCluster
     from .local_pool import LocalPool
 
+    started = time.perf_counter()
     runner: LocalPool | DaskCluster
     if engine == "dask":
         runner = DaskCluster(settings, scheduler=scheduler, workers=workers)
@@ -213,7 +214,6 @@ def _run(
         runner = LocalPool(settings, workers=min(workers, len(parts)))
     totals = Accumulator()
     with stopping_on_signals():
-        started = time.perf_counter()
         with runner:
             timing["startup_seconds"] = time.perf_counter() - started
             counting = time.perf_counter()

@@ -18,11 +18,9 @@ they finish, which also drives the progress bar.
 from __future__ import annotations
 
 import logging
-import signal
-import threading
 import warnings
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from types import TracebackType
 from typing import Any, Final
 
@@ -30,6 +28,7 @@ from ...errors import InputError
 from .accumulator import Accumulator, Settings
 from .counting import warm
 from .readers import count_part
+from .signals import signals_held
 from .sources import Part
 
 __all__ = ["DASK_INSTALL", "DaskCluster", "dask_available"]
@@ -39,36 +38,6 @@ DASK_INSTALL: Final = "pip install 'pyapp[dask]'"
 CONNECT_SECONDS: Final = 10
 
 _LOGGERS: Final = ("distributed", "tornado", "asyncio")
-
-
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """Holds SIGINT, SIGTERM and SIGHUP back while the cluster starts.
-
-    The worker processes started meanwhile inherit the held mask, so Ctrl-C at a
-    terminal (which signals the whole process group) reaches only this process,
-    which then closes the cluster in order; a signal that arrives during start-up
-    is delivered as soon as the cluster is up, and stops it.
-    """
-    held = {
-        getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
-    }
-    if (
-        not hasattr(signal, "pthread_sigmask")
-        or threading.current_thread() is not threading.main_thread()
-    ):
-        yield
-        return
-    # multiprocessing starts its resource tracker with these signals blocked, then
-    # unblocks them in the starting thread: start it first, so nothing undoes the hold.
-    from multiprocessing import resource_tracker
-
-    resource_tracker.ensure_running()
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def dask_available() -> bool:
@@ -102,7 +71,7 @@ class DaskCluster:
                 "engine", f"--engine dask needs Dask, which is not installed: {DASK_INSTALL}"
             ) from None
         try:
-            with _signals_held():
+            with signals_held():
                 self._start(Client, LocalCluster)
         except BaseException:
             self._stack.close()

@@ -6,7 +6,8 @@ Where it is safe (``fork``, and this process has no other thread yet), the
 workers are forked after the parent built the unit counter, so they inherit the
 tokenizer; otherwise each builds it once.
 
-Workers ignore SIGINT: Ctrl-C reaches the parent, which stops them. On any
+Workers start with the parent's signals held (:func:`~.signals.signals_held`) and
+ignore SIGINT: Ctrl-C reaches the parent, which stops them. On any
 exception in the parent (Ctrl-C, SIGTERM turned into :class:`~.signals.Stopped`,
 a bug) the workers are terminated and joined before the exception goes on, so
 none is left behind.
@@ -25,6 +26,7 @@ from typing import Any
 from .accumulator import Accumulator, Settings
 from .counting import counter_for
 from .readers import count_part
+from .signals import HANDLED, signals_held
 from .sources import Part
 
 __all__ = ["LocalPool"]
@@ -34,8 +36,12 @@ _JOIN_SECONDS = 5.0
 
 
 def _init_worker(unit: str, encoding: str | None) -> None:
-    """Per worker, once: leave Ctrl-C to the parent, build the counter."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    """Per worker, once: leave Ctrl-C to the parent, let SIGTERM end this process (the
+    parent's handlers may have been inherited, held), build the counter."""
+    for each in HANDLED:
+        signal.signal(each, signal.SIG_IGN if each == signal.SIGINT else signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, HANDLED)
     counter_for(unit, encoding)
 
 
@@ -65,15 +71,16 @@ class LocalPool:
             context = multiprocessing.get_context(
                 "forkserver" if "forkserver" in methods else "spawn"
             )
-        self._pool = ProcessPoolExecutor(
-            max_workers=self.workers,
-            mp_context=context,
-            initializer=_init_worker,
-            initargs=(settings.unit, settings.encoding),
-        )
         try:
-            # Start the workers now, before any progress thread exists.
-            self._pool.submit(_ready).result()
+            with signals_held():
+                self._pool = ProcessPoolExecutor(
+                    max_workers=self.workers,
+                    mp_context=context,
+                    initializer=_init_worker,
+                    initargs=(settings.unit, settings.encoding),
+                )
+                # Start the workers now, before any progress thread exists.
+                self._pool.submit(_ready).result()
         except BaseException:
             self._stop()
             raise

@@ -108,10 +108,14 @@ def _figures(*figures: tuple[str, str, Any, str]) -> str:
 
 
 def _chart(testid: str, bars: Sequence[Mapping[str, int]], what: str, unit_label: str) -> str:
-    """A bar chart: one ``<rect>`` per bar, labels under the first, middle and last."""
+    """A bar chart: one ``<rect>`` per bar, at most 12 labels under them."""
     if not bars:
         return f'<p class="note" data-testid="{escape(testid)}">No documents.</p>'
     tallest = max(bar["documents"] for bar in bars) or 1
+    every = -(-len(bars) // 12)  # at most 12 labels
+    short = len(bars) > 8  # then a label is where its bar starts
+    if short and any(bar["from"] != bar["to"] for bar in bars):
+        unit_label += " (each bar starts at the value under it)"
     inner_w = _CHART_WIDTH - _MARGIN_LEFT - 8
     inner_h = _CHART_HEIGHT - _MARGIN_TOP - _MARGIN_BOTTOM
     step = inner_w / len(bars)
@@ -130,7 +134,6 @@ def _chart(testid: str, bars: Sequence[Mapping[str, int]], what: str, unit_label
         f'<text x="{_MARGIN_LEFT + inner_w / 2:.1f}" y="{_CHART_HEIGHT - 4}"'
         f' text-anchor="middle">{escape(unit_label)}</text>',
     ]
-    labelled = {0, len(bars) // 2, len(bars) - 1} if len(bars) > 12 else set(range(len(bars)))
     for i, bar in enumerate(bars):
         low, high, count = bar["from"], bar["to"], bar["documents"]
         height = inner_h * count / tallest
@@ -141,10 +144,11 @@ def _chart(testid: str, bars: Sequence[Mapping[str, int]], what: str, unit_label
             f' x="{x:.2f}" y="{base - height:.2f}" width="{step - gap:.2f}" height="{height:.2f}">'
             f"<title>{escape(label)}: {count:,} documents</title></rect>"
         )
-        if i in labelled:
+        if i % every == 0:
+            tick = f"{low:,}" if short else label
             parts.append(
                 f'<text x="{x + (step - gap) / 2:.2f}" y="{base + 14}" text-anchor="middle">'
-                f"{escape(label)}</text>"
+                f"{escape(tick)}</text>"
             )
     parts.append("</svg>")
     return "".join(parts)
