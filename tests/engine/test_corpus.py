@@ -26,7 +26,7 @@ from pyapp.planning.corpus.accumulator import (
 )
 from pyapp.planning.corpus.counting import count_words
 from pyapp.planning.corpus.output import length_bins
-from pyapp.planning.corpus.sources import plan
+from pyapp.planning.corpus.sources import group, list_paths
 
 DOCS = {
     "a.txt": "Hello world. Again and again, the same words.",
@@ -165,11 +165,12 @@ def test_an_empty_corpus_counts_nothing_and_divides_by_nothing(tmp_path: Path) -
 def test_parts_stay_near_the_part_size_so_each_worker_reads_a_bounded_share(
     corpus: Path,
 ) -> None:
-    listing = plan([str(corpus)], workers=2, part_bytes=40)
-    assert len(listing.parts) > 2
-    for part in listing.parts:
+    listing = list_paths([str(corpus)])
+    parts = group(listing.files, part_bytes=40)
+    assert len(parts) > 2
+    for part in parts:
         assert sum(piece.size for piece in part[:-1]) < 40
-    assert sum(piece.size for part in listing.parts for piece in part) == listing.total_bytes
+    assert sum(piece.size for part in parts for piece in part) == listing.total_bytes
 
 
 def test_the_timing_fields_are_the_only_ones_that_differ_between_runs(corpus: Path) -> None:

@@ -46,7 +46,7 @@ from .accumulator import (
 from .counting import counter_for
 from .output import document, nearest_rank
 from .signals import Stopped, stopping_on_signals
-from .sources import plan
+from .sources import Part, Piece, group, list_paths, part_size
 
 __all__ = [
     "ENGINES",
@@ -160,7 +160,7 @@ def count_corpus(
         max_document_bytes=max_document_bytes,
     )
     began = time.perf_counter()
-    listing = plan(list(paths), workers=n_workers, part_bytes=part_bytes)
+    listing = list_paths(list(paths))
     totals = Accumulator()
     for problem in listing.problems:
         totals.add_error(problem)
@@ -172,10 +172,18 @@ def count_corpus(
         "count_seconds": 0.0,
         "shutdown_seconds": 0.0,
     }
-    if listing.parts:
-        totals = merge(totals, _run(listing.parts, listing.total_bytes, settings, engine=engine,
-                                    workers=n_workers, scheduler=scheduler, progress=progress,
-                                    timing=timing))  # fmt: skip
+    if listing.files:
+        counted = _run(
+            listing.files,
+            settings,
+            engine=engine,
+            workers=n_workers,
+            scheduler=scheduler,
+            part_bytes=part_bytes,
+            progress=progress,
+            timing=timing,
+        )
+        totals = merge(totals, counted)
     timing["seconds"] = time.perf_counter() - began
     return CorpusResult(
         totals,
@@ -188,13 +196,13 @@ def count_corpus(
 
 
 def _run(
-    parts: list[Any],
-    total_bytes: int,
+    files: list[Piece],
     settings: Settings,
     *,
     engine: str,
     workers: int,
     scheduler: str | None,
+    part_bytes: int | None,
     progress: bool | None,
     timing: dict[str, float],
 ) -> Accumulator:
@@ -203,11 +211,18 @@ def _run(
     from .dask_cluster import DaskCluster
     from .local_pool import LocalPool
 
+    total_bytes = sum(piece.size for piece in files)
+
+    def parts_for(slots: int) -> list[Part]:
+        return group(files, part_bytes=part_bytes or part_size(total_bytes, slots))
+
     started = time.perf_counter()
     runner: LocalPool | DaskCluster
+    parts: list[Part] | None = None
     if engine == "dask":
         runner = DaskCluster(settings, scheduler=scheduler, workers=workers)
     else:
+        parts = parts_for(workers)
         # Built here first, so that a tokenizer that cannot load is one clear error
         # before any worker starts (and forked workers inherit it).
         counter_for(settings.unit, settings.encoding)
@@ -216,6 +231,8 @@ def _run(
     with stopping_on_signals():
         with runner:
             timing["startup_seconds"] = time.perf_counter() - started
+            if parts is None:  # a cluster's parts follow its size, known once connected
+                parts = parts_for(runner.slots())
             counting = time.perf_counter()
             # The bar comes after the workers: a forked worker must not inherit its thread.
             with tqdm(

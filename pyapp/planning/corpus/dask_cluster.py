@@ -131,6 +131,11 @@ class DaskCluster:
                 f" pyapp on them ({DASK_INSTALL})",
             ) from None
 
+    def slots(self) -> int:
+        """Worker threads in the cluster (parts are sized to give each several)."""
+        threads = sum(self._client.nthreads().values())
+        return max(1, int(threads)) if threads else self.workers
+
     def map(self, parts: Sequence[Part]) -> Iterator[Accumulator]:
         """Each part's accumulator, in the order they finish."""
         from distributed import as_completed

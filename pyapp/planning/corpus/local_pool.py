@@ -86,6 +86,10 @@ class LocalPool:
             raise
         return self
 
+    def slots(self) -> int:
+        """Worker processes (1: this process)."""
+        return max(1, self.workers)
+
     def map(self, parts: Sequence[Part]) -> Iterator[Accumulator]:
         """Each part's accumulator, in the order they finish."""
         pool = self._pool

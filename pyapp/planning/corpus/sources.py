@@ -42,12 +42,14 @@ from .accumulator import Problem, Where
 
 __all__ = [
     "PARQUET_INSTALL",
+    "Listing",
     "Part",
     "Piece",
-    "Plan",
+    "group",
     "is_url",
     "kind_of",
-    "plan",
+    "list_paths",
+    "part_size",
 ]
 
 Kind = Literal["text", "jsonl", "parquet"]
@@ -93,13 +95,18 @@ Part = tuple[Piece, ...]
 
 
 @dataclass(slots=True)
-class Plan:
-    parts: list[Part] = field(default_factory=list)
+class Listing:
+    """What the paths hold: the files to read, in order, and what was not read."""
+
+    files: list[Piece] = field(default_factory=list)
     #: Paths that could not be listed or opened as documents.
     problems: list[Problem] = field(default_factory=list)
     #: Paths not read because they name something read already.
     skipped: list[Problem] = field(default_factory=list)
-    total_bytes: int = 0
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(piece.size for piece in self.files)
 
 
 def is_url(path: str) -> bool:
@@ -361,7 +368,8 @@ def _split_parquet(piece: Piece, part_bytes: int) -> list[Piece]:
 
 
 def part_size(total_bytes: int, workers: int) -> int:
-    """Bytes per part for a corpus of ``total_bytes`` on ``workers`` workers.
+    """Bytes per part for a corpus of ``total_bytes`` on ``workers`` workers (for a
+    cluster: its worker threads).
 
     >>> part_size(10**10, 2) == 64 << 20, part_size(10**8, 2), part_size(10**6, 2) == 1 << 20
     (True, 6250000, True)
@@ -370,8 +378,8 @@ def part_size(total_bytes: int, workers: int) -> int:
     return max(MIN_PART_BYTES, min(MAX_PART_BYTES, share))
 
 
-def plan(paths: Iterable[str], *, workers: int, part_bytes: int | None = None) -> Plan:
-    """List ``paths`` and group what they hold into parts."""
+def list_paths(paths: Iterable[str]) -> Listing:
+    """Every file under ``paths``, each real file once, in a stable order."""
     lister = _Lister()
     for path in paths:
         if path.startswith("file://"):
@@ -380,18 +388,21 @@ def plan(paths: Iterable[str], *, workers: int, part_bytes: int | None = None) -
             lister.url(path)
         else:
             lister.local(path)
-    result = Plan(problems=lister.problems, skipped=lister.skipped)
-    result.total_bytes = sum(piece.size for piece in lister.files)
-    target = part_bytes if part_bytes is not None else part_size(result.total_bytes, workers)
+    return Listing(lister.files, lister.problems, lister.skipped)
+
+
+def group(files: Iterable[Piece], *, part_bytes: int) -> list[Part]:
+    """The files, large ones split, grouped in order into parts of about ``part_bytes``."""
+    parts: list[Part] = []
     part: list[Piece] = []
     held = 0
-    for file in lister.files:
-        for piece in _split(file, target):
-            if part and held + piece.size > target:
-                result.parts.append(tuple(part))
+    for file in files:
+        for piece in _split(file, part_bytes):
+            if part and held + piece.size > part_bytes:
+                parts.append(tuple(part))
                 part, held = [], 0
             part.append(piece)
             held += piece.size
     if part:
-        result.parts.append(tuple(part))
-    return result
+        parts.append(tuple(part))
+    return parts
