@@ -287,7 +287,7 @@ def main() -> None:
     ]  # fmt: skip
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
-        "# Corpus benchmark results",
+        "## Corpus benchmark results",
         "",
         "Written by `python bench/bench_corpus.py` from one run: every row the best of"
         f" {args.repeat} interleaved rounds, ratios against bare tiktoken in the same run."
