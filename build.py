@@ -17,7 +17,7 @@ is a few named steps:
                         (caps, units, encodings, presets, bounds...), from pyapp/facts.py
     make_snapshot       Node boots the runtime, installs the wheels, imports the engine, and
                         saves a Pyodide memory snapshot -> dist/snapshot/ (gzip + sha256 manifest)
-    write_service_worker  dist/sw.js: sw.js with this build's version and file list
+    write_service_worker  dist/sw.js: sw.js with this build's version and every file's sha256
     assemble_site       index.html and static/ -> dist/
 
 Each step skips its work when its inputs are unchanged; a failing step prints one
@@ -549,24 +549,30 @@ def add_site_sources(files: dict[str, Path]) -> None:
             files[path.relative_to(ROOT).as_posix()] = path
 
 
-@named_step
-def write_service_worker(files: dict[str, Path]) -> str:
-    """dist/sw.js: the sw.js template with this build's version (a hash over every
-    file the site serves) and the list of files to precache. Returns the version."""
+def service_worker_text(files: dict[str, Path]) -> tuple[str, str]:
+    """``(version, text)`` of the service worker for a site made of ``files``: the
+    sw.js template with this build's version (a hash over every file and the
+    template) and every file to precache with its sha256, "./" being index.html."""
     template = (ROOT / SERVICE_WORKER).read_text()
     if SERVICE_WORKER_MARKER not in template:
         raise StepFailed(f"{SERVICE_WORKER} lacks the line {SERVICE_WORKER_MARKER!r}")
-    # The stock lock serves only the bare-boot benchmark; the page never asks for it.
-    precache = sorted(name for name in files if name != "pyodide/pyodide-lock.json")
+    hashes = {name: sha256_file(path) for name, path in sorted(files.items()) if name != "sw.js"}
     digest = hashlib.sha256()
-    for name in sorted(files):
-        digest.update(name.encode() + b"\0" + sha256_file(files[name]).encode() + b"\0")
+    for name, sha in hashes.items():
+        digest.update(name.encode() + b"\0" + sha.encode() + b"\0")
     digest.update(template.encode())
     version = digest.hexdigest()[:16]
-    build_line = (
-        "const BUILD = " + json.dumps({"version": version, "files": ["./", *precache]}) + ";"
-    )
-    text = template.replace(SERVICE_WORKER_MARKER, build_line)
+    # The stock lock serves only the bare-boot benchmark; the page never asks for it.
+    precache = [[name, sha] for name, sha in hashes.items() if name != "pyodide/pyodide-lock.json"]
+    precache.insert(0, ["./", hashes["index.html"]])
+    build_line = "const BUILD = " + json.dumps({"version": version, "files": precache}) + ";"
+    return version, template.replace(SERVICE_WORKER_MARKER, build_line)
+
+
+@named_step
+def write_service_worker(files: dict[str, Path]) -> str:
+    """dist/sw.js for this build (:func:`service_worker_text`). Returns the version."""
+    version, text = service_worker_text(files)
     target = CACHE / "sw.js"
     if not target.exists() or target.read_text() != text:
         target.write_text(text)

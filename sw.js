@@ -1,29 +1,60 @@
-// sw.js: the service worker that makes repeat visits start from cache and work offline.
+// sw.js: the service worker that makes repeat visits start from cache, work offline,
+// and never mix two builds.
 //
 // This file is a template: build.py writes dist/sw.js with the line below replaced
-// by this build's version (a hash over every file the site serves) and the list of
-// those files. Served from the site root so that its scope covers the page.
+// by this build's version (a hash over every file the site serves) and every file
+// to precache with its sha256. Served from the site root so its scope covers the page.
 //
-//   install   precaches every file of this build into the cache "rag-overlap-<version>"
-//   activate  deletes the caches of every other build, then takes over open pages
-//   fetch     network first, the cache when the network fails: an online visit never
-//             sees a stale build (a rebuilt site is fetched as usual), an offline one
-//             is served whole from the cache. A cache holds one build and is never
-//             changed: a new build comes with a new sw.js, which precaches it anew.
+//   install   fetches every file of this build, checks each against its sha256, and
+//             only then writes them all into the cache "rag-overlap-<version>". A file
+//             that fails or does not match fails the whole install and its cache is
+//             deleted: the version already running stays, whole. (A cache left by an
+//             install that died midway is deleted first.)
+//   activate  happens once no page uses the previous version any more (or when a page
+//             asks for it with {type: "skip-waiting"} and reloads itself); it deletes
+//             the caches of every other build.
+//   fetch     answers from this build's cache, so a page and everything it loads (its
+//             modules, the worker, the runtime, the wheels) come from one build. Only
+//             what is not part of the build goes to the network.
 //
-// Workers the page starts (the engine, from a blob: URL) are controlled too, so the
-// runtime, the wheels and the memory snapshot come from the cache when offline.
+// The engine's worker (started from a blob: URL) is controlled too, so the runtime,
+// the wheels and the memory snapshot come from the same cache.
 
 const BUILD = null; // build.py replaces this line
 const PREFIX = "rag-overlap-";
 const CACHE = `${PREFIX}${BUILD.version}`;
 
+function hex(buffer) {
+  return Array.from(new Uint8Array(buffer), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** One file of this build, fetched anew and checked against its sha256. */
+async function fetchChecked([name, sha256]) {
+  // Revalidated: an unchanged file comes from the HTTP cache, and the sha256 check
+  // below catches a server that wrongly calls a changed file unchanged.
+  const response = await fetch(new Request(name, { cache: "no-cache" }));
+  if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
+  const body = await response.arrayBuffer();
+  const got = hex(await crypto.subtle.digest("SHA-256", body));
+  if (got !== sha256) {
+    throw new Error(`${name} has sha256 ${got.slice(0, 12)}…, not this build's ${sha256.slice(0, 12)}…`);
+  }
+  return [name, new Response(body, { status: 200, headers: response.headers })];
+}
+
 self.addEventListener("install", (event) => {
   event.waitUntil(
     (async () => {
-      const cache = await caches.open(CACHE);
-      await cache.addAll(BUILD.files.map((name) => new Request(name, { cache: "no-cache" })));
-      await self.skipWaiting();
+      await caches.delete(CACHE); // what an install that died midway left behind
+      try {
+        const entries = await Promise.all(BUILD.files.map(fetchChecked));
+        const cache = await caches.open(CACHE);
+        for (const [name, response] of entries) await cache.put(name, response);
+      } catch (error) {
+        await caches.delete(CACHE);
+        console.warn(`service worker: version ${BUILD.version} not installed, the running one stays: ${error.message}`);
+        throw error;
+      }
     })(),
   );
 });
@@ -34,23 +65,21 @@ self.addEventListener("activate", (event) => {
       for (const name of await caches.keys()) {
         if (name.startsWith(PREFIX) && name !== CACHE) await caches.delete(name);
       }
-      await self.clients.claim();
     })(),
   );
+});
+
+self.addEventListener("message", (event) => {
+  if (event.data?.type === "skip-waiting") self.skipWaiting();
 });
 
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET" || new URL(request.url).origin !== self.location.origin) return;
-  event.respondWith(networkFirst(request));
+  event.respondWith(fromThisBuild(request));
 });
 
-async function networkFirst(request) {
-  try {
-    return await fetch(request);
-  } catch (error) {
-    const cached = await caches.match(request, { cacheName: CACHE, ignoreSearch: true });
-    if (cached) return cached;
-    throw error;
-  }
+async function fromThisBuild(request) {
+  const cached = await caches.match(request, { cacheName: CACHE, ignoreSearch: true });
+  return cached ?? fetch(request); // not part of the build (the benchmark's pages): the network
 }

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pyapp import tokenizers  # noqa: E402
+from pyapp.core import tokenizers  # noqa: E402
 from pyapp.core.chunking import chunk_text  # noqa: E402
 from pyapp.core.export import dumps  # noqa: E402
 from pyapp.core.params import parse_params  # noqa: E402
@@ -82,7 +82,7 @@ def main() -> None:
     rows.append(("tiktoken encode_ordinary (anchor)", anchor))
     rows.append(("pure encode, cold piece memo (heap merge)", timed(lambda: pure.encode(text), 1)))
 
-    from pyapp import units
+    from pyapp.core import units
 
     for unit in ("word", "char", "token"):
         params = parse_params(unit=unit, size=512, overlap=64, caps=False)

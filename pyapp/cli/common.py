@@ -101,32 +101,33 @@ def _too_big(name: str) -> InputError:
 
 
 def read_text(path: str) -> str:
-    """The text of ``path`` (``-`` is stdin), reading at most one byte
-    past the limit, so a huge file, an endless pipe or ``/dev/zero`` is refused at
-    once in bounded memory. A named file must be a regular file (a FIFO or a device
-    would block or never end); stdin may be anything."""
+    """The text of ``path`` (``-`` is stdin), reading at most one byte past the limit,
+    so a huge file or an endless pipe (``yes |``, ``< /dev/zero``) is refused at once
+    in bounded memory. A named file must be a regular file: a named pipe would wait
+    for a writer and a device may never end; stdin may be anything."""
     name = "stdin" if path == "-" else shown_path(path)
     try:
         if path == "-":
-            stream = sys.stdin.buffer if sys.stdin is not None else None
-            if stream is None:
+            if sys.stdin is None:  # started with stdin closed (`<&-`)
                 raise InputError("file", "stdin is closed: give a FILE or pipe the text in")
-            data = stream.read(MAX_BYTES + 1)
+            data = sys.stdin.buffer.read(MAX_BYTES + 1)
         else:
-            with open(path, "rb", buffering=0) as handle:
-                mode = os.fstat(handle.fileno()).st_mode
-                if not stat.S_ISREG(mode):
-                    raise InputError(
-                        "file",
-                        f"{name} is not a regular file (a folder, pipe or device):"
-                        " give a text file, or - for stdin",
-                    )
+            # Looked at before it is opened: opening a named pipe waits for a writer.
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                raise InputError(
+                    "file",
+                    f"{name} is not a regular file (a folder, pipe or device): give a text"
+                    " file, or pipe the text in and give - for stdin",
+                )
+            with open(path, "rb") as handle:
                 data = handle.read(MAX_BYTES + 1)
+    except InputError:
+        raise
     except OSError as exc:
         raise InputError(
             "file", f"cannot read {name} ({exc.strerror or type(exc).__name__}): check the path"
         ) from None
-    except ValueError:  # a closed stdin (`<&-`) reads as a closed file
+    except ValueError:  # a stdin closed while running reads as a closed file
         raise InputError("file", "stdin is closed: give a FILE or pipe the text in") from None
     if len(data) > MAX_BYTES:
         raise _too_big(name)

@@ -158,7 +158,7 @@ class SentenceUnits:
     Build it once per text and segmentation; :meth:`cut` then answers any size and
     overlap in ``O(S)``.
 
-    >>> from pyapp.units import Words
+    >>> from pyapp.core.units import Words
     >>> text = "Aa bb. Cc dd ee. Ff."
     >>> su = SentenceUnits.of(text, Words(text))
     >>> su.first, su.last

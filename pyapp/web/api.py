@@ -40,7 +40,7 @@ from typing import Any
 from ..core.chunking import chunk_text, segment
 from ..core.export import dumps, export_filename
 from ..core.params import Params, parse_encoding, parse_params, parse_unit, quote
-from ..core.tokenizers import get_tokenizer
+from ..core.tokenizers import get_tokenizer, warm
 from ..core.units import utf8_length
 from ..errors import EngineError, InputError
 from ..facts import MAX_BYTES, TEXTS_HELD
@@ -131,10 +131,28 @@ def _op_export(request: JSON) -> JSON:
 
 
 def _op_warm(request: JSON) -> JSON:
+    """Loads a tokenizer ahead of its first use: whole, or with ``seconds`` for about
+    that long, in steps (:func:`~pyapp.core.tokenizers.warm`); ``done`` says whether
+    it is ready. The browser worker warms in slices between other calls, so an
+    edit never waits behind the whole load.
+
+    >>> answer = _op_warm({"encoding": "cl100k_base", "seconds": 0})
+    >>> sorted(answer), answer["encoding"]
+    (['done', 'encoding', 'seconds'], 'cl100k_base')
+    >>> _op_warm({"encoding": "cl100k_base"})["done"]
+    True
+    """
     encoding = parse_encoding(request.get("encoding"))
+    seconds = request.get("seconds")
     began = time.perf_counter()
-    get_tokenizer(encoding).encode("warm")
-    return {"encoding": encoding, "seconds": time.perf_counter() - began}
+    if seconds is None:
+        get_tokenizer(encoding)
+        done = True
+    elif isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 <= seconds <= 1:
+        raise InputError("seconds", f"seconds must be a number from 0 to 1, got {quote(seconds)}")
+    else:
+        done = warm(encoding, seconds=seconds)
+    return {"encoding": encoding, "done": done, "seconds": time.perf_counter() - began}
 
 
 #: The request fields each planning op reads; a field left out takes the

@@ -21,12 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import open_ready
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "dist"
 RESULTS = ROOT / "test-results"
-READY = '[data-testid="status"][data-state="ready"]'
-BOOT_TIMEOUT_MS = 60_000
 
 log = logging.getLogger("browser")
 
@@ -140,8 +139,11 @@ def session(site_url: str) -> Session:
 
 
 @pytest.fixture
-def context(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(accept_downloads=True, viewport={"width": 1280, "height": 900})
+def context(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A browser context; a test may parametrize it (indirectly) with other options,
+    such as a viewport or a colour scheme."""
+    options = {"accept_downloads": True, "viewport": {"width": 1280, "height": 900}}
+    context = browser.new_context(**{**options, **getattr(request, "param", {})})
     try:
         yield context
     finally:
@@ -184,26 +186,7 @@ def page(context: Any, session: Session, request: pytest.FixtureRequest) -> Iter
         pytest.fail("the page logged errors:\n" + "\n".join(unexpected))
 
 
-def wait_until_ready(page: Any, timeout_ms: int = BOOT_TIMEOUT_MS) -> None:
-    """Waits for the status element to say ready; on start-up failure says why."""
-    status = page.locator('[data-testid="status"]')
-    page.wait_for_selector(
-        f'{READY}, [data-testid="status"][data-state="error"]', timeout=timeout_ms
-    )
-    state = status.get_attribute("data-state")
-    if state == "error":
-        pytest.fail(f"the engine failed to start: {status.inner_text()}")
-
-
-@pytest.fixture(name="wait_until_ready")
-def wait_until_ready_fixture() -> Any:
-    """The helper that waits for ``[data-testid=status][data-state=ready]``."""
-    return wait_until_ready
-
-
 @pytest.fixture
-def ready_page(page: Any, site_url: str) -> Any:
+def app(page: Any, site_url: str) -> Any:
     """The page, opened and ready to compute."""
-    page.goto(site_url)
-    wait_until_ready(page)
-    return page
+    return open_ready(page, site_url)

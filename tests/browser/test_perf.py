@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import configure, wait_until_ready
 
 import build
 
@@ -26,14 +27,12 @@ RESTORED = "engine: runtime restored from the memory snapshot"
 
 def compute_once(page: Any, *, size: int, chunks: int) -> None:
     """Types a small text and a size, and waits for the engine's answer on screen."""
-    page.get_by_test_id("text-input").fill("one two three four five six seven eight nine ten")
-    page.get_by_test_id("overlap-input").fill("0")
-    page.get_by_test_id("size-input").fill(str(size))
+    configure(page, text="one two three four five six seven eight nine ten", overlap=0, size=size)
     page.wait_for_selector(f'[data-testid="summary-chunks"][data-value="{chunks}"]')
 
 
 def test_the_worker_boots_from_the_build_time_memory_snapshot(
-    page: Any, session: Any, site_url: str, wait_until_ready: Any
+    page: Any, session: Any, site_url: str
 ) -> None:
     page.goto(site_url)
     wait_until_ready(page)
@@ -61,7 +60,7 @@ def broken_snapshot_url(
 
 
 def test_a_snapshot_that_cannot_be_restored_falls_back_to_a_plain_boot_and_says_so(
-    page: Any, session: Any, broken_snapshot_url: str, wait_until_ready: Any
+    page: Any, session: Any, broken_snapshot_url: str
 ) -> None:
     session.origin = broken_snapshot_url.rstrip("/")
     details: list[str] = []
@@ -102,7 +101,7 @@ def stoppable_site(built_site: Path) -> Iterator[tuple[str, Any]]:
 
 
 def test_after_one_visit_the_page_loads_and_computes_offline(
-    page: Any, context: Any, session: Any, stoppable_site: tuple[str, Any], wait_until_ready: Any
+    page: Any, context: Any, session: Any, stoppable_site: tuple[str, Any]
 ) -> None:
     url, stop_server = stoppable_site
     session.origin = url.rstrip("/")

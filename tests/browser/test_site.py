@@ -1,8 +1,9 @@
 """The built site in real headless Chromium, used as a person would use it.
 
 Each test opens the page served from dist/ by a local http.server. Start-up,
-the download, the network and the console are checked as the site issue asks:
-every byte from the local server, the engine in a worker, the page responsive.
+the download, the network, the console, pasted markup and the engine client are
+checked: every byte from the local server, the engine in a worker, the page
+responsive, a stale answer never on screen.
 """
 
 from __future__ import annotations
@@ -10,14 +11,14 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import WORKER_SPY, cli_chunk, configure, native, open_ready
+from playwright.sync_api import expect
 
 import build
 
@@ -39,48 +40,53 @@ SAMPLE = (
 )
 
 
-def native_chunk_json(text: str, *, unit: str, size: int, overlap: int, price: str) -> bytes:
-    """What `python -m pyapp chunk` prints for the text (bytes, exactly)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "pyapp", "chunk", "-", "--unit", unit]
-        + ["--size", str(size), "--overlap", str(overlap), "--price", price],
-        input=text.encode(),
-        capture_output=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr.decode()
-    return done.stdout
-
-
-def choose_unit(page: Any, unit: str) -> None:
-    page.get_by_test_id(f"unit-{unit}").check(force=True)
-
-
-def enter(page: Any, *, text: str, size: int, overlap: int) -> None:
-    page.get_by_test_id("text-input").fill(text)
-    page.get_by_test_id("size-input").fill(str(size))
-    page.get_by_test_id("overlap-input").fill(str(overlap))
-
-
-def wait_for_summary(page: Any, chunks: int, timeout_ms: int = 30_000) -> None:
-    """Waits until the engine's answer for the current input is on screen."""
-    page.wait_for_selector(
-        f'[data-testid="summary-chunks"][data-value="{chunks}"]', timeout=timeout_ms
-    )
-    page.wait_for_selector('[data-testid="status"][data-state="ready"]', timeout=timeout_ms)
+def wait_for_summary(page: Any, doc: dict[str, Any], timeout_ms: int = 30_000) -> None:
+    """Waits until the result in ``doc`` (the CLI's or the engine's) is on screen."""
+    summary = doc["summary"]
+    for testid, value in (("chunks", summary["chunks"]), ("processed", summary["processed_units"])):
+        expect(page.get_by_test_id(f"summary-{testid}")).to_have_attribute(
+            "data-value", str(value), timeout=timeout_ms
+        )
+    expect(page.get_by_test_id("status")).to_have_attribute("data-state", "ready")
 
 
 # ---- start-up -------------------------------------------------------------------
 
 
-def test_page_reaches_ready_after_the_named_stages(
-    page: Any, site_url: str, wait_until_ready: Any
-) -> None:
-    page.goto(site_url)
-    status = page.get_by_test_id("status")
-    assert status.get_attribute("data-state") in {"loading", "ready"}
-    wait_until_ready(page)
-    assert status.get_attribute("data-state") in {"ready", "busy"}  # busy: the first result
+# Before the page's scripts: records every text the status line shows.
+STATUS_LOG = """(() => {
+  const shown = [];
+  Object.defineProperty(window, "__shown", { value: shown });
+  new MutationObserver(() => {
+    const text = document.getElementById("status-text")?.textContent;
+    if (text && text !== shown.at(-1)) shown.push(text);
+  }).observe(document, { subtree: true, childList: true, characterData: true });
+})();"""
+
+STAGES = ["runtime", "packages", "engine"]
+
+
+def test_page_reaches_ready_after_the_named_stages(page: Any, site_url: str) -> None:
+    page.add_init_script(WORKER_SPY)
+    page.add_init_script(STATUS_LOG)
+    open_ready(page, site_url)
+    seen = page.evaluate("() => ({ messages: window.__spy.stages, shown: window.__shown })")
+    # The worker reports each stage, in order, then ready.
+    assert seen["messages"] == [*STAGES, "ready"], seen
+    # The page names them as they come (a stage reported before it listened is
+    # replayed as the last one seen), the last one before ready being the engine.
+    names = [
+        text.removeprefix("Starting Python: ").split(" ", 1)[0].rstrip("…")
+        for text in seen["shown"]
+        if text.startswith("Starting Python: ")
+    ]
+    shown = [name for i, name in enumerate(names) if i == 0 or names[i - 1] != name]
+    assert shown == [stage for stage in STAGES if stage in shown], seen["shown"]
+    assert shown[-1] == "engine", seen["shown"]
+    assert seen["shown"][-1] in {"Ready", "Computing…"}, seen["shown"]
+    # The list of stages shown while loading is the same names.
+    expect(page.locator("#stages li")).to_have_text(STAGES)
+    expect(page.locator("#stages")).to_be_hidden()
 
 
 def test_a_tampered_wheel_is_refused_and_the_page_names_the_packages_stage(
@@ -112,40 +118,37 @@ def tampered_site_url(built_site: Path, tmp_path_factory: pytest.TempPathFactory
 
 
 @pytest.mark.parametrize(
-    ("unit", "size", "overlap"),
-    [("word", 4, 1), ("char", 40, 12), ("token", 12, 3)],
+    ("unit", "size", "overlap", "percent"),
+    [("word", "10", "30", True), ("char", "40", "7", False), ("token", "12", "3", False)],
 )
-def test_download_is_byte_identical_to_the_native_cli(
-    ready_page: Any, unit: str, size: int, overlap: int
+def test_the_download_is_byte_identical_to_what_the_cli_prints(
+    app: Any, tmp_path: Path, unit: str, size: str, overlap: str, percent: bool
 ) -> None:
-    page = ready_page
-    choose_unit(page, unit)
-    enter(page, text=SAMPLE, size=size, overlap=overlap)
-    price = page.get_by_test_id("price-input").input_value()
-    expected = native_chunk_json(SAMPLE, unit=unit, size=size, overlap=overlap, price=price)
-    chunks = json.loads(expected)["summary"]["chunks"]
-    wait_for_summary(page, chunks)
-    assert page.get_by_test_id("chunk").count() == chunks
+    configure(app, text=SAMPLE, unit=unit, size=size, overlap=overlap, percent=percent, price="2.5")
+    flags = ["--unit", unit, "--size", size, "--price", "2.5"]
+    expected = cli_chunk(SAMPLE, *flags, "--overlap", f"{overlap}%" if percent else overlap)
+    doc = json.loads(expected)
+    wait_for_summary(app, doc)
+    expect(app.get_by_test_id("chunk")).to_have_count(len(doc["chunks"]))
 
-    with page.expect_download() as download_info:
-        page.get_by_test_id("download-json").click()
-    download = download_info.value
-    assert download.suggested_filename == f"chunks-{unit}-{size}-{overlap}.json"
-    assert Path(download.path()).read_bytes() == expected
+    with app.expect_download() as info:
+        app.get_by_test_id("download-json").click()
+    download = info.value
+    resolved = doc["params"]["overlap"]  # whole units, also when typed as a percentage
+    assert download.suggested_filename == f"chunks-{unit}-{size}-{resolved}.json"
+    saved = tmp_path / "download.json"
+    download.save_as(saved)
+    assert saved.read_bytes() == expected
 
 
 # ---- nothing leaves the machine ----------------------------------------------------
 
 
-def test_every_request_goes_to_the_local_server(ready_page: Any, session: Any) -> None:
-    page = ready_page
-    choose_unit(page, "token")  # loads the token ranks too
-    enter(page, text=SAMPLE, size=12, overlap=3)
-    expected = native_chunk_json(SAMPLE, unit="token", size=12, overlap=3, price="1")
-    page.get_by_test_id("price-input").fill("1")
-    wait_for_summary(page, json.loads(expected)["summary"]["chunks"])
-    with page.expect_download():
-        page.get_by_test_id("download-json").click()
+def test_every_request_goes_to_the_local_server(app: Any, session: Any) -> None:
+    configure(app, text=SAMPLE, unit="token", size=12, overlap=3)  # loads the token ranks too
+    wait_for_summary(app, native("chunk", text=SAMPLE, unit="token", size=12, overlap=3))
+    with app.expect_download():
+        app.get_by_test_id("download-json").click()
 
     # The recording sees the worker's requests: the runtime and the wheels.
     fetched = {url.rsplit("/", 1)[-1] for url in session.requests}
@@ -153,12 +156,10 @@ def test_every_request_goes_to_the_local_server(ready_page: Any, session: Any) -
     assert session.foreign_requests() == []
 
 
-def test_the_console_shows_no_errors(ready_page: Any, session: Any) -> None:
-    page = ready_page
-    choose_unit(page, "char")
-    enter(page, text=SAMPLE, size=40, overlap=12)
-    expected = native_chunk_json(SAMPLE, unit="char", size=40, overlap=12, price="1")
-    wait_for_summary(page, json.loads(expected)["summary"]["chunks"])
+def test_the_console_shows_no_errors(app: Any, session: Any) -> None:
+    page = app
+    configure(page, text=SAMPLE, unit="char", size=40, overlap=12)
+    wait_for_summary(page, native("chunk", text=SAMPLE, unit="char", size=40, overlap=12))
     # The recording hears the page and the worker alike.
     page.evaluate("() => console.info('probe from the page')")
     page.workers[0].evaluate("() => console.info('probe from the worker')")
@@ -181,8 +182,8 @@ def csp_of(page: Any) -> dict[str, list[str]]:
     return policy
 
 
-def test_the_policy_allows_only_the_site_itself(ready_page: Any) -> None:
-    policy = csp_of(ready_page)
+def test_the_policy_allows_only_the_site_itself(app: Any) -> None:
+    policy = csp_of(app)
     for directive, values in EXPECTED_CSP.items():
         assert policy.get(directive) == values, directive
 
@@ -220,11 +221,11 @@ FETCH = """async (url) => {
 
 
 def test_the_browser_refuses_an_upload_from_the_page_and_from_the_worker(
-    ready_page: Any, session: Any, other_origin: tuple[str, list[str]]
+    app: Any, session: Any, other_origin: tuple[str, list[str]]
 ) -> None:
     url, hits = other_origin
     session.allow_console_error(r"Content Security Policy|Refused to connect|Failed to fetch")
-    page = ready_page
+    page = app
     assert page.evaluate(FETCH, url).startswith("refused"), "the page could upload"
     workers = page.workers
     assert len(workers) == 1, "the engine runs in exactly one worker"
@@ -237,36 +238,52 @@ def test_the_page_refers_only_to_its_own_files(built_site: Path) -> None:
     refs = re.findall(r"""(?:src|href)\s*=\s*["']([^"']+)["']""", html)
     foreign = [ref for ref in refs if re.match(r"(?i)^([a-z][a-z0-9+.-]*:|//)", ref)]
     assert [ref for ref in foreign if not ref.startswith("#")] == []
-    for script in (built_site / "static").glob("*.js"):
+    for script in (built_site / "static").rglob("*.js"):
         imports = re.findall(r"""(?m)^\s*import\b[^"']*["']([^"']+)["']""", script.read_text())
-        assert all(ref.startswith(".") for ref in imports), (script.name, imports)
+        assert all(ref.startswith(".") for ref in imports), (
+            script.relative_to(built_site),
+            imports,
+        )
+
+
+def test_every_module_of_the_page_is_preloaded(built_site: Path) -> None:
+    html = (built_site / "index.html").read_text()
+    preloaded = set(re.findall(r'<link rel="modulepreload" href="([^"]+)"', html))
+    entries = set(re.findall(r'<script type="module"[^>]*\bsrc="([^"]+)"', html))
+    scripts = built_site.glob("static/**/*.js")
+    modules = {path.relative_to(built_site).as_posix() for path in scripts}
+    # The worker's modules load in the worker, not into the page's module map.
+    assert preloaded | entries == modules - {"static/engine/worker.js"}
+    assert "static/facts.js" in preloaded  # generated by the build, read by every folder
 
 
 # ---- pasted text is text --------------------------------------------------------------
 
 PAYLOAD = (
     '<script>window.__pwned = "script"</script> '
-    '<img src="x-payload.png" onerror="window.__pwned = \'img\'"> '
+    "<img src=\"x-payload.png\" onerror=\"window.__pwned = 'img'; document.title = 'pwned'\"> "
     "<b>bold?</b> plain words after"
 )
 
 
-def test_a_pasted_html_payload_shows_as_text_and_runs_nothing(
-    ready_page: Any, session: Any
-) -> None:
-    page = ready_page
-    choose_unit(page, "word")
-    enter(page, text=PAYLOAD, size=3, overlap=1)
-    expected = native_chunk_json(PAYLOAD, unit="word", size=3, overlap=1, price="1")
-    wait_for_summary(page, json.loads(expected)["summary"]["chunks"])
-
-    cards = page.get_by_test_id("chunk")
+def test_a_pasted_html_payload_shows_as_text_and_runs_nothing(app: Any, session: Any) -> None:
+    # Character mode shows the exact text: every character of the markup, as text.
+    configure(app, text=PAYLOAD, unit="char", size=400, overlap=0)
+    card = app.get_by_test_id("chunk").first
+    expect(card.get_by_test_id("chunk-fresh")).to_have_text(PAYLOAD)
+    markup = app.locator("#chunk-list img, #chunk-list script, #chunk-list b")
+    expect(markup).to_have_count(0)
+    # Word mode shows the engine's preview: the same, split into words.
+    configure(app, unit="word", size=3, overlap=1)
+    expected = native("chunk", text=PAYLOAD, unit="word", size=3, overlap=1)
+    cards = app.get_by_test_id("chunk")
+    expect(cards).to_have_count(len(expected["chunks"]))
     shown = " ".join(cards.all_inner_texts())
     assert "<script>window.__pwned" in shown
     assert "onerror=" in shown
-    assert page.locator('[data-testid="chunk"] img, [data-testid="chunk"] script').count() == 0
-    assert page.locator('[data-testid="chunk"] b').count() == 0
-    assert page.evaluate("() => window.__pwned === undefined")
+    expect(markup).to_have_count(0)
+    assert app.evaluate("() => window.__pwned === undefined")
+    assert app.title() != "pwned"
     assert not any("x-payload" in url for url in session.requests)
 
 
@@ -279,8 +296,8 @@ ENGLISH = (
 )
 
 
-def test_the_page_stays_responsive_while_a_megabyte_is_tokenized(ready_page: Any) -> None:
-    page = ready_page
+def test_the_page_stays_responsive_while_a_megabyte_is_tokenized(app: Any) -> None:
+    page = app
     text = (ENGLISH * (990_000 // len(ENGLISH) + 1))[:990_000]
     page.get_by_test_id("size-input").fill("512")
     page.get_by_test_id("overlap-input").fill("64")
@@ -304,7 +321,10 @@ def test_the_page_stays_responsive_while_a_megabyte_is_tokenized(ready_page: Any
     clicks: list[dict[str, Any]] = []
     # The first switch to token mode loads the ranks and tokenizes the megabyte;
     # the switch to the other encoding does it again.
-    for switch in (lambda: choose_unit(page, "token"), lambda: select_cl100k(page)):
+    for switch in (
+        lambda: configure(page, unit="token"),
+        lambda: configure(page, encoding="cl100k_base"),
+    ):
         start = len(clicks)
         switch()
         deadline = time.monotonic() + 60
@@ -323,14 +343,10 @@ def test_the_page_stays_responsive_while_a_megabyte_is_tokenized(ready_page: Any
     assert float(tokens or 0) > 150_000
 
 
-def select_cl100k(page: Any) -> None:
-    page.get_by_test_id("encoding-select").select_option("cl100k_base")
-
-
 # ---- engine-client.js: stale answers never reach the page -------------------------------
 
 STALE_CALLS = """async () => {
-  const { Engine } = await import("./static/engine-client.js");
+  const { Engine } = await import("./static/engine/engine-client.js");
   const stages = [];
   const engine = new Engine({ onStage: ({ stage }) => stages.push(stage) });
   engine.start();
@@ -346,8 +362,8 @@ STALE_CALLS = """async () => {
 }"""
 
 
-def test_a_newer_call_of_the_same_purpose_makes_the_older_one_stale(ready_page: Any) -> None:
-    outcome = ready_page.evaluate(STALE_CALLS)
+def test_a_newer_call_of_the_same_purpose_makes_the_older_one_stale(app: Any) -> None:
+    outcome = app.evaluate(STALE_CALLS)
     assert outcome["stages"] == ["runtime", "packages", "engine", "ready"]
     assert outcome["answers"] == [None, None, 3, 200_000]
 
@@ -355,7 +371,7 @@ def test_a_newer_call_of_the_same_purpose_makes_the_older_one_stale(ready_page: 
 # ---- engine-client.js: a long text crosses once, and again if the engine dropped it --------
 
 TEXT_ONCE = """async () => {
-  const { Engine } = await import("./static/engine-client.js");
+  const { Engine } = await import("./static/engine/engine-client.js");
   const engine = new Engine();
   engine.start();
   await engine.whenReady();
@@ -371,7 +387,7 @@ TEXT_ONCE = """async () => {
   // Four other texts held directly push the first one out of the engine (it keeps 4);
   // the client still names it, is told so, sends it again and repeats the call.
   for (const ref of ["x1", "x2", "x3", "x4"]) {
-    await engine.call("other", { op: "text", ref, text: ref });
+    await engine.call("counts", { op: "text", ref, text: ref });
   }
   const resent = await engine.call("view", { op: "counts", text: big });
   engine.terminate();
@@ -384,10 +400,8 @@ TEXT_ONCE = """async () => {
 }"""
 
 
-def test_a_long_text_crosses_once_and_again_only_when_the_engine_dropped_it(
-    ready_page: Any,
-) -> None:
-    outcome = ready_page.evaluate(TEXT_ONCE)
+def test_a_long_text_crosses_once_and_again_only_when_the_engine_dropped_it(app: Any) -> None:
+    outcome = app.evaluate(TEXT_ONCE)
     assert outcome["words"] == [20000, 20000, 20000]
     big = len("word " * 20000)
     assert outcome["ops"] == [
@@ -402,17 +416,17 @@ def test_a_long_text_crosses_once_and_again_only_when_the_engine_dropped_it(
 
 
 SWEEP_WAITS = """async () => {
-  const { Engine } = await import("./static/engine-client.js");
+  const { Engine } = await import("./static/engine/engine-client.js");
   const engine = new Engine();
   engine.start();
   await engine.whenReady();
   const text = "One sentence here. Another one there. ".repeat(3000);
   await engine.call("counts", { op: "counts", text });  // the text crosses first
   const order = [];
-  const busy = engine.call("view", { op: "chunk", text, unit: "token", size: 50, overlap: 5 });
+  const busy = engine.call("counts", { op: "chunk", text, unit: "token", size: 50, overlap: 5 });
   const sweep = engine.call("sweep", { op: "sweep", text, unit: "word", size: 50, overlap: 5 })
     .then(() => order.push("sweep"));
-  const view = engine.call("view2", { op: "chunk", text, unit: "word", size: 60, overlap: 5 })
+  const view = engine.call("view", { op: "chunk", text, unit: "word", size: 60, overlap: 5 })
     .then(() => order.push("view"));
   await Promise.all([busy, sweep, view]);
   engine.terminate();
@@ -420,6 +434,6 @@ SWEEP_WAITS = """async () => {
 }"""
 
 
-def test_a_view_call_is_answered_before_a_sweep_queued_ahead_of_it(ready_page: Any) -> None:
+def test_a_view_call_is_answered_before_a_sweep_queued_ahead_of_it(app: Any) -> None:
     # The first chunk call keeps the worker busy while the sweep and then the view queue.
-    assert ready_page.evaluate(SWEEP_WAITS) == ["view", "sweep"]
+    assert app.evaluate(SWEEP_WAITS) == ["view", "sweep"]

@@ -18,12 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from page_helpers import js_number, native, open_ready
+from helpers import WAIT_MS, configure, error_slot, expect_figure, js_number, native
 from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[2]
-RESULTS = ROOT / "test-results"
-WAIT_MS = 20_000
 
 # Three sentences; at word size 6, overlap 1 the middle ones straddle boundaries.
 PROSE = (
@@ -31,43 +29,6 @@ PROSE = (
     "in the next one. A sentence that straddles a boundary may still be cut. "
     "Measure it before you index!"
 )
-
-
-# ---- helpers --------------------------------------------------------------------
-
-
-def main_settings(
-    page: Any,
-    *,
-    text: str | None = None,
-    unit: str | None = None,
-    size: str | None = None,
-    overlap: str | None = None,
-) -> None:
-    if unit is not None:
-        page.get_by_test_id(f"unit-{unit}").check()
-    if size is not None:
-        page.get_by_test_id("size-input").fill(size)
-    if overlap is not None:
-        page.get_by_test_id("overlap-input").fill(overlap)
-    if text is not None:
-        page.get_by_test_id("text-input").fill(text)
-
-
-def expect_out(scope: Any, testid: str, text: str, value: str) -> None:
-    """A figure shows `text` and carries the unrounded `value`."""
-    locator = scope.get_by_test_id(testid)
-    expect(locator).to_have_attribute("data-value", value, timeout=WAIT_MS)
-    expect(locator).to_have_text(text)
-
-
-def panel_error(panel: Any, field: str) -> Any:
-    return panel.locator(f'[data-testid="error"][data-field="{field}"]')
-
-
-@pytest.fixture
-def app(page: Any, site_url: str) -> Any:
-    return open_ready(page, site_url)
 
 
 # ---- index sizing (reference 003) ------------------------------------------------------
@@ -80,21 +41,23 @@ def test_index_sizing_reproduces_reference_003_by_default_with_actual_beside_nom
     expect(panel.get_by_test_id("sizing-documents")).to_have_value("500")
     expect(panel.get_by_test_id("sizing-overlap-mode-percent")).to_be_checked()
     # Reference 003's readout, figure by figure.
-    expect_out(panel, "sizing-index-entries", "1,500", "1500")
-    expect_out(panel, "sizing-chunks-per-doc", "3", "3")
-    expect_out(panel, "sizing-retrieved", "2,560", "2560")
-    expect_out(panel, "sizing-budget-share", "2%", "0.02")
-    expect_out(panel, "sizing-budget-left", "125,440", "125440")
-    expect_out(panel, "sizing-stored-nominal", "768,000", "768000")
-    expect_out(panel, "sizing-inflation-nominal", "1.28×", "1.28")
+    expect_figure(panel, "sizing-index-entries", "1,500", "1500")
+    expect_figure(panel, "sizing-chunks-per-doc", "3", "3")
+    expect_figure(panel, "sizing-retrieved", "2,560", "2560")
+    expect_figure(panel, "sizing-budget-share", "2%", "0.02")
+    expect_figure(panel, "sizing-budget-left", "125,440", "125440")
+    expect_figure(panel, "sizing-stored-nominal", "768,000", "768000")
+    expect_figure(panel, "sizing-inflation-nominal", "1.28×", "1.28")
     # Our rounding of 15% to whole tokens, and reference 000's actual stored tokens.
     expected = native(
         "size", documents=500, avg_tokens=1200, size=512, overlap="15%", top_k=5, budget=128000
     )
-    expect_out(panel, "sizing-stride", "435", str(expected["stride"]))
-    expect_out(panel, "sizing-stored-actual", "677,000", "677000")
-    expect_out(panel, "sizing-inflation-actual", "1.128×", js_number(expected["inflation_actual"]))
-    expect_out(panel, "sizing-limit", "1.177×", js_number(expected["limit_inflation"]))
+    expect_figure(panel, "sizing-stride", "435", str(expected["stride"]))
+    expect_figure(panel, "sizing-stored-actual", "677,000", "677000")
+    expect_figure(
+        panel, "sizing-inflation-actual", "1.128×", js_number(expected["inflation_actual"])
+    )
+    expect_figure(panel, "sizing-limit", "1.177×", js_number(expected["limit_inflation"]))
     expect(panel.get_by_test_id("sizing-vector-bytes")).to_have_attribute("data-value", "")
     expect(panel.get_by_test_id("sizing-overlap-resolved")).to_have_attribute("data-value", "77")
 
@@ -121,7 +84,7 @@ def test_sizing_fields_are_editable_and_the_reference_button_restores_the_exampl
     app: Any,
 ) -> None:
     panel = app.get_by_test_id("sizing-panel")
-    expect_out(panel, "sizing-index-entries", "1,500", "1500")
+    expect_figure(panel, "sizing-index-entries", "1,500", "1500")
     panel.get_by_test_id("sizing-overlap-mode-units").check()
     panel.get_by_test_id("sizing-overlap").fill("64")
     panel.get_by_test_id("sizing-dim").fill("1536")
@@ -137,7 +100,7 @@ def test_sizing_fields_are_editable_and_the_reference_button_restores_the_exampl
         dim=1536,
         bytes_per_value=4,
     )
-    expect_out(
+    expect_figure(
         panel,
         "sizing-index-entries",
         f"{expected['index_entries']:,}",
@@ -154,15 +117,15 @@ def test_sizing_fields_are_editable_and_the_reference_button_restores_the_exampl
     panel.get_by_test_id("sizing-reference").click()
     expect(panel.get_by_test_id("sizing-overlap")).to_have_value("15")
     expect(panel.get_by_test_id("sizing-overlap-mode-percent")).to_be_checked()
-    expect_out(panel, "sizing-index-entries", "1,500", "1500")
-    expect_out(panel, "sizing-stored-nominal", "768,000", "768000")
+    expect_figure(panel, "sizing-index-entries", "1,500", "1500")
+    expect_figure(panel, "sizing-stored-nominal", "768,000", "768000")
 
 
 def test_short_documents_store_the_same_nominal_and_actual_and_say_so(app: Any) -> None:
     panel = app.get_by_test_id("sizing-panel")
     panel.get_by_test_id("sizing-avg-tokens").fill("300")
-    expect_out(panel, "sizing-stored-nominal", "150,000", "150000")
-    expect_out(panel, "sizing-stored-actual", "150,000", "150000")
+    expect_figure(panel, "sizing-stored-nominal", "150,000", "150000")
+    expect_figure(panel, "sizing-stored-actual", "150,000", "150000")
     expect(panel.get_by_test_id("sizing-stored-note")).to_contain_text("Here both agree")
 
 
@@ -178,18 +141,18 @@ def test_a_bad_sizing_field_shows_an_inline_message_and_keeps_the_last_result(
     app: Any, testid: str, value: str, field: str, message: str
 ) -> None:
     panel = app.get_by_test_id("sizing-panel")
-    expect_out(panel, "sizing-index-entries", "1,500", "1500")
+    expect_figure(panel, "sizing-index-entries", "1,500", "1500")
     if testid == "sizing-overlap":
         panel.get_by_test_id("sizing-overlap-mode-units").check()
     panel.get_by_test_id(testid).fill(value)
-    error = panel_error(panel, f"sizing.{field}")
+    error = error_slot(panel, f"sizing.{field}")
     expect(error).to_be_visible(timeout=WAIT_MS)
     expect(error).to_contain_text(message)
     expect(panel.get_by_test_id(testid)).to_have_attribute("aria-invalid", "true")
     expect(panel.get_by_test_id("sizing-stale")).to_be_visible()
-    expect_out(panel, "sizing-index-entries", "1,500", "1500")
+    expect_figure(panel, "sizing-index-entries", "1,500", "1500")
     # A recompute of the main view does not wipe the panel's message.
-    main_settings(app, size="39")
+    configure(app, size="39")
     expect(app.get_by_test_id("summary-chunks")).to_have_attribute(
         "data-value", re.compile(r"\d"), timeout=WAIT_MS
     )
@@ -207,11 +170,11 @@ def test_budget_reproduces_reference_000_fits_with_7592_available(app: Any) -> N
     panel = app.get_by_test_id("budget-panel")
     expect(panel.get_by_test_id("budget-window")).to_have_value("8192")
     expected = native("budget", window=8192, system=500, question=100, top_k=5, size=512)
-    expect_out(panel, "budget-available", "7,592", "7592")
-    expect_out(panel, "budget-retrieved", "2,560", "2560")
-    expect_out(panel, "budget-left", "5,032", str(expected["left"]))
-    expect_out(panel, "budget-max-top-k", "14", str(expected["max_top_k"]))
-    expect_out(panel, "budget-chunks-in-window", "16", "16")  # floor(8192 / 512), ref 004
+    expect_figure(panel, "budget-available", "7,592", "7592")
+    expect_figure(panel, "budget-retrieved", "2,560", "2560")
+    expect_figure(panel, "budget-left", "5,032", str(expected["left"]))
+    expect_figure(panel, "budget-max-top-k", "14", str(expected["max_top_k"]))
+    expect_figure(panel, "budget-chunks-in-window", "16", "16")  # floor(8192 / 512), ref 004
     fits = panel.get_by_test_id("budget-fits")
     expect(fits).to_have_attribute("data-value", "true")
     expect(fits).to_contain_text("Fits")
@@ -220,10 +183,10 @@ def test_budget_reproduces_reference_000_fits_with_7592_available(app: Any) -> N
     panel.get_by_test_id("budget-reference-overflows").click()
     expect(fits).to_have_attribute("data-value", "false", timeout=WAIT_MS)
     expect(fits).to_contain_text("Overflows")
-    expect_out(panel, "budget-retrieved", "8,192", "8192")
-    expect_out(panel, "budget-available", "7,592", "7592")
-    expect_out(panel, "budget-max-top-k", "7", "7")
-    expect_out(panel, "budget-chunks-in-window", "8", "8")
+    expect_figure(panel, "budget-retrieved", "8,192", "8192")
+    expect_figure(panel, "budget-available", "7,592", "7592")
+    expect_figure(panel, "budget-max-top-k", "7", "7")
+    expect_figure(panel, "budget-chunks-in-window", "8", "8")
     assert fits.evaluate("el => getComputedStyle(el).backgroundColor") != ok
 
     panel.get_by_test_id("budget-reference-fits").click()
@@ -237,17 +200,17 @@ def test_the_pasted_texts_exact_token_count_feeds_the_budget_in_token_mode(app: 
     panel = app.get_by_test_id("budget-panel")
     use_question = panel.get_by_test_id("budget-use-tokens-question")
     use_system = panel.get_by_test_id("budget-use-tokens-system")
-    main_settings(app, text=PROSE, unit="word")
+    configure(app, text=PROSE, unit="word")
     expect(use_question).to_be_disabled()
     expect(panel.get_by_test_id("budget-tokens-hint")).to_contain_text("Token")
 
-    main_settings(app, unit="token", size="8", overlap="2")
+    configure(app, unit="token", size="8", overlap="2")
     expect(use_question).to_be_enabled()
     tokens = native("counts", text=PROSE, unit="token", encoding="o200k_base")["tokens"]
     use_question.click()
     expect(panel.get_by_test_id("budget-question")).to_have_value(str(tokens))
     expected = native("budget", window=8192, system=500, question=tokens, top_k=5, size=512)
-    expect_out(
+    expect_figure(
         panel,
         "budget-available",
         f"{expected['available']:,}",
@@ -265,13 +228,13 @@ def test_the_pasted_texts_exact_token_count_feeds_the_budget_in_token_mode(app: 
 
 def test_a_bad_budget_field_shows_an_inline_message_and_keeps_the_last_result(app: Any) -> None:
     panel = app.get_by_test_id("budget-panel")
-    expect_out(panel, "budget-available", "7,592", "7592")
+    expect_figure(panel, "budget-available", "7,592", "7592")
     panel.get_by_test_id("budget-window").fill("")
-    error = panel_error(panel, "budget.window")
+    error = error_slot(panel, "budget.window")
     expect(error).to_be_visible(timeout=WAIT_MS)
     expect(error).to_contain_text("window")
     expect(panel.get_by_test_id("budget-stale")).to_be_visible()
-    expect_out(panel, "budget-available", "7,592", "7592")
+    expect_figure(panel, "budget-available", "7,592", "7592")
     expect(panel.get_by_test_id("budget-fits")).to_have_attribute("data-value", "true")
     panel.get_by_test_id("budget-window").fill("8192")
     expect(error).to_be_hidden()
@@ -283,7 +246,7 @@ def test_a_bad_budget_field_shows_an_inline_message_and_keeps_the_last_result(ap
 @pytest.mark.parametrize("unit", ["word", "char"])
 def test_boundary_summary_counts_cut_sentences_and_cards_mark_them(app: Any, unit: str) -> None:
     size, overlap = ("6", "1") if unit == "word" else ("50", "10")
-    main_settings(app, text=PROSE, unit=unit, size=size, overlap=overlap)
+    configure(app, text=PROSE, unit=unit, size=size, overlap=overlap)
     expected = native("chunk", text=PROSE, unit=unit, size=int(size), overlap=int(overlap))
     b = expected["boundaries"]
     assert b["cut"] > 0, "the example must cut a sentence to test anything"
@@ -315,7 +278,7 @@ def test_boundary_summary_counts_cut_sentences_and_cards_mark_them(app: Any, uni
 
 def test_full_width_stops_end_sentences_without_a_space(app: Any) -> None:
     text = "第一句很长很长。第二句也很长很长！第三句？"
-    main_settings(app, text=text, unit="char", size="6", overlap="1")
+    configure(app, text=text, unit="char", size="6", overlap="1")
     expected = native("chunk", text=text, unit="char", size=6, overlap=1)["boundaries"]
     assert expected["sentences"] == 3
     summary = app.get_by_test_id("boundary-summary")
@@ -324,7 +287,7 @@ def test_full_width_stops_end_sentences_without_a_space(app: Any) -> None:
 
 
 def test_the_download_carries_the_boundaries_the_cli_prints(app: Any, tmp_path: Path) -> None:
-    main_settings(app, text=PROSE, unit="word", size="6", overlap="1")
+    configure(app, text=PROSE, unit="word", size="6", overlap="1")
     expect(app.get_by_test_id("boundary-summary")).to_have_attribute(
         "data-cut", re.compile(r"[1-9]"), timeout=WAIT_MS
     )
@@ -357,7 +320,7 @@ def sweep_of(text: str, unit: str, size: int, overlap: int) -> dict[str, Any]:
 
 
 def test_sweep_chart_draws_every_row_and_a_click_applies_that_setting(app: Any) -> None:
-    main_settings(app, text=PROSE, unit="word", size="8", overlap="1")
+    configure(app, text=PROSE, unit="word", size="8", overlap="1")
     rows = sweep_of(PROSE, "word", 8, 1)["rows"]
     chart = app.get_by_test_id("sweep-chart")
     points = chart.get_by_test_id("sweep-point")
@@ -397,7 +360,7 @@ def test_sweep_chart_draws_every_row_and_a_click_applies_that_setting(app: Any) 
 
 
 def test_a_sweep_point_is_reachable_by_keyboard_and_enter_applies_a_size(app: Any) -> None:
-    main_settings(app, text=PROSE, unit="word", size="8", overlap="2")
+    configure(app, text=PROSE, unit="word", size="8", overlap="2")
     rows = sweep_of(PROSE, "word", 8, 2)["rows"]
     target = max((r for r in rows if r["series"] == "size"), key=lambda r: r["size"])
     chart = app.get_by_test_id("sweep-chart")
@@ -416,7 +379,7 @@ def test_a_sweep_point_is_reachable_by_keyboard_and_enter_applies_a_size(app: An
 
 
 def test_sweep_metric_switch_shows_inflation_and_cut_sentences(app: Any) -> None:
-    main_settings(app, text=PROSE, unit="char", size="40", overlap="8")
+    configure(app, text=PROSE, unit="char", size="40", overlap="8")
     rows = sweep_of(PROSE, "char", 40, 8)["rows"]
     chart = app.get_by_test_id("sweep-chart")
     expect(chart.get_by_test_id("sweep-point")).to_have_count(len(rows), timeout=WAIT_MS)
@@ -430,45 +393,3 @@ def test_sweep_metric_switch_shows_inflation_and_cut_sentences(app: Any) -> None
     expect(chart.locator(selector)).to_have_attribute("data-value", str(first["cut"]))
     app.get_by_test_id("sweep-metric-inflation").check()
     expect(chart.locator(selector)).to_have_attribute("data-value", js_number(first["inflation"]))
-
-
-# ---- screenshots --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(("width", "scheme"), [(1280, "light"), (375, "light"), (375, "dark")])
-def test_tools_screenshots_at_desktop_and_phone_width(
-    browser: Any, site_url: str, session: Any, width: int, scheme: str
-) -> None:
-    context = browser.new_context(
-        viewport={"width": width, "height": 900}, color_scheme=scheme, device_scale_factor=1
-    )
-    try:
-        page = context.new_page()
-        page.on("pageerror", lambda error: session.page_errors.append(str(error)))
-        open_ready(page, site_url)
-        main_settings(page, text=PROSE, unit="word", size="8", overlap="1")
-        current = page.locator('[data-testid="sweep-point"][data-current="true"][data-size="8"]')
-        expect(current.first).to_be_visible(timeout=WAIT_MS)
-        expect(page.get_by_test_id("sizing-index-entries")).to_have_attribute("data-value", "1500")
-        page.get_by_test_id("budget-reference-overflows").click()
-        expect(page.get_by_test_id("budget-fits")).to_have_attribute("data-value", "false")
-        expect(page.locator("#chunk-list .cut-sentence").first).to_be_visible()
-        overflow = page.evaluate("document.documentElement.scrollWidth")
-        assert overflow <= width, f"the page scrolls sideways at {width}px: {overflow}px wide"
-        RESULTS.mkdir(exist_ok=True)
-        name = f"tools-{width}-{scheme}"
-        page.locator("#chunks-panel").screenshot(path=str(RESULTS / f"{name}-chunks.png"))
-        page.locator("#tools").screenshot(path=str(RESULTS / f"{name}-panels.png"))
-        if width < 600:
-            # The panels' place on the page (bounding_box is relative to the viewport).
-            y, height = page.locator("#tools").evaluate(
-                "el => [el.getBoundingClientRect().top + window.scrollY, el.offsetHeight]"
-            )
-            for part, top in enumerate(range(0, int(height), 1000), start=1):
-                clip = {"x": 0, "y": y + top, "width": width, "height": min(1000, height - top)}
-                page.screenshot(
-                    path=str(RESULTS / f"{name}-panels-part{part}.png"), full_page=True, clip=clip
-                )
-        assert session.page_errors == []
-    finally:
-        context.close()

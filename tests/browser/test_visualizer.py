@@ -8,16 +8,23 @@ from arithmetic repeated here. Under the page's CSP, Playwright's
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from page_helpers import BOOT_TIMEOUT_MS, js_number, native, open_ready
+from helpers import (
+    BOOT_TIMEOUT_MS,
+    WORKER_SPY,
+    configure,
+    error_slot,
+    expect_figure,
+    js_number,
+    native,
+    open_ready,
+    put_text,
+)
 from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,59 +35,8 @@ TEN_WORDS = "one two three four five six seven eight nine ten"
 # ---- helpers --------------------------------------------------------------------
 
 
-def configure(
-    page: Any,
-    *,
-    text: str | None = None,
-    unit: str | None = None,
-    size: str | None = None,
-    overlap: str | None = None,
-    percent: bool | None = None,
-    tpu: str | None = None,
-    price: str | None = None,
-    encoding: str | None = None,
-) -> None:
-    """Sets controls the way a person does: click, fill, choose."""
-    if unit is not None:
-        page.get_by_test_id(f"unit-{unit}").check()
-    if encoding is not None:
-        page.get_by_test_id("encoding-select").select_option(encoding)
-    if percent is not None:
-        page.get_by_test_id("overlap-mode-percent" if percent else "overlap-mode-units").check()
-    if size is not None:
-        page.get_by_test_id("size-input").fill(size)
-    if overlap is not None:
-        page.get_by_test_id("overlap-input").fill(overlap)
-    if tpu is not None:
-        page.get_by_test_id("tokens-per-unit-input").fill(tpu)
-    if price is not None:
-        page.get_by_test_id("price-input").fill(price)
-    if text is not None:
-        page.get_by_test_id("text-input").fill(text)
-
-
-def figure(page: Any, name: str) -> Any:
-    return page.get_by_test_id(f"summary-{name}")
-
-
-def expect_figure(page: Any, name: str, text: str, value: str | None = None) -> None:
-    locator = figure(page, name)
-    if value is not None:
-        expect(locator).to_have_attribute("data-value", value, timeout=20_000)
-    expect(locator).to_have_text(text, timeout=20_000)
-
-
-def error_for(page: Any, field: str) -> Any:
-    return page.locator(f'[data-testid="error"][data-field="{field}"]')
-
-
 def all_rendered(page: Any) -> None:
     expect(page.locator("#chunk-list")).to_have_attribute("data-rendered", "true", timeout=20_000)
-
-
-@pytest.fixture
-def app(page: Any, site_url: str) -> Any:
-    return open_ready(page, site_url)
 
 
 # ---- reference 001's worked examples ----------------------------------------------
@@ -88,15 +44,15 @@ def app(page: Any, site_url: str) -> Any:
 
 def test_ten_words_size_4_overlap_1_reproduce_reference_001(app: Any) -> None:
     configure(app, text=TEN_WORDS, unit="word", size="4", overlap="1", tpu="1", price="1")
-    expect_figure(app, "chunks", "3", "3")
-    expect_figure(app, "stride", "3", "3")
-    expect_figure(app, "processed", "12", "12")
-    expect_figure(app, "repeated", "2", "2")
-    expect_figure(app, "extra", "20%", "0.2")
-    expect_figure(app, "inflation", "1.2×", "1.2")
-    expect_figure(app, "limit", "1.333×", "1.3333333333333333")
-    expect_figure(app, "tokens", "12", "12")
-    expect_figure(app, "cost", "$0.000012", "0.000012")
+    expect_figure(app, "summary-chunks", "3", "3")
+    expect_figure(app, "summary-stride", "3", "3")
+    expect_figure(app, "summary-processed", "12", "12")
+    expect_figure(app, "summary-repeated", "2", "2")
+    expect_figure(app, "summary-extra", "20%", "0.2")
+    expect_figure(app, "summary-inflation", "1.2×", "1.2")
+    expect_figure(app, "summary-limit", "1.333×", "1.3333333333333333")
+    expect_figure(app, "summary-tokens", "12", "12")
+    expect_figure(app, "summary-cost", "$0.000012", "0.000012")
 
     cards = app.get_by_test_id("chunk")
     expect(cards).to_have_count(3)
@@ -113,11 +69,11 @@ def test_ten_words_size_4_overlap_1_reproduce_reference_001(app: Any) -> None:
 
 def test_the_same_words_without_overlap_give_ten_processed_and_no_inflation(app: Any) -> None:
     configure(app, text=TEN_WORDS, unit="word", size="4", overlap="0", tpu="1", price="1")
-    expect_figure(app, "chunks", "3", "3")
-    expect_figure(app, "processed", "10", "10")
-    expect_figure(app, "repeated", "0", "0")
-    expect_figure(app, "inflation", "1×", "1")
-    expect_figure(app, "extra", "0%", "0")
+    expect_figure(app, "summary-chunks", "3", "3")
+    expect_figure(app, "summary-processed", "10", "10")
+    expect_figure(app, "summary-repeated", "0", "0")
+    expect_figure(app, "summary-inflation", "1×", "1")
+    expect_figure(app, "summary-extra", "0%", "0")
     expect(app.get_by_test_id("chunk-repeated").nth(1)).to_have_text("")
 
 
@@ -126,12 +82,12 @@ def test_worked_example_link_sets_every_field(app: Any) -> None:
     expect(app.get_by_test_id("text-input")).to_have_value(TEN_WORDS)
     expect(app.get_by_test_id("size-input")).to_have_value("4")
     expect(app.get_by_test_id("tokens-per-unit-input")).to_have_value("1")
-    expect_figure(app, "cost", "$0.000012", "0.000012")
+    expect_figure(app, "summary-cost", "$0.000012", "0.000012")
 
 
 def test_each_figure_shows_how_it_was_derived(app: Any) -> None:
     configure(app, text=TEN_WORDS, unit="word", size="4", overlap="1", tpu="1", price="1")
-    expect_figure(app, "chunks", "3", "3")
+    expect_figure(app, "summary-chunks", "3", "3")
     derivation = app.get_by_test_id("derivation")
     derivation.locator("summary").click()
     rows = derivation.locator("tbody tr")
@@ -171,7 +127,7 @@ def test_live_counts_follow_the_text_and_show_tokens_in_token_mode(app: Any) -> 
     )
     # Counts stay live while another field is refused.
     configure(app, overlap="9")
-    expect(error_for(app, "overlap")).to_be_visible()
+    expect(error_slot(app, "overlap")).to_be_visible()
     app.get_by_test_id("text-input").fill("a b c d")
     expect(app.get_by_test_id("count-words")).to_have_attribute("data-value", "4")
 
@@ -195,7 +151,7 @@ def test_preset_ratio_follows_the_unit_and_token_mode_is_exact(app: Any) -> None
     configure(app, unit="char")
     expect(tpu).to_have_value("0.25")
     expected = native("chunk", text=TEN_WORDS, unit="char", size=4, overlap=1)["summary"]
-    expect(figure(app, "tokens")).to_have_attribute(
+    expect(app.get_by_test_id("summary-tokens")).to_have_attribute(
         "data-value", js_number(expected["estimated_tokens"]), timeout=20_000
     )
     configure(app, unit="token")
@@ -207,7 +163,7 @@ def test_preset_ratio_follows_the_unit_and_token_mode_is_exact(app: Any) -> None
 def test_a_custom_ratio_survives_a_unit_change(app: Any) -> None:
     tpu = app.get_by_test_id("tokens-per-unit-input")
     configure(app, text=TEN_WORDS, unit="word", size="4", overlap="1", tpu="2")
-    expect_figure(app, "tokens", "24", "24")
+    expect_figure(app, "summary-tokens", "24", "24")
     hint = app.get_by_test_id("tokens-per-unit-hint")
     expect(hint).to_contain_text("Your ratio: 2 tokens per word.")  # as typed, value included
     configure(app, unit="char")
@@ -221,7 +177,7 @@ def test_a_custom_ratio_survives_a_unit_change(app: Any) -> None:
         "summary"
     ]["estimated_tokens"]
     assert expected == processed * 2
-    expect_figure(app, "tokens", f"{expected:,.0f}", js_number(expected))
+    expect_figure(app, "summary-tokens", f"{expected:,.0f}", js_number(expected))
     configure(app, unit="token")
     expect(tpu).to_be_disabled()
     configure(app, unit="word")
@@ -245,7 +201,7 @@ def test_settings_live_in_the_hash_and_are_restored_on_reload(page: Any, site_ur
 
     configure(page, text="secret words stay out of the url", unit="token", size="5")
     expect(page.get_by_test_id("encoding-select")).to_have_value("cl100k_base")
-    expect_figure(page, "chunks", re.compile(r"\d"))  # a result for the new settings
+    expect_figure(page, "summary-chunks", re.compile(r"\d"))  # a result for the new settings
     query = parse_qs(urlsplit(page.url).fragment)
     assert query["unit"] == ["token"] and query["size"] == ["5"], page.url
     assert "secret" not in page.url
@@ -264,7 +220,7 @@ def test_rapid_edits_end_on_the_last_setting(app: Any) -> None:
     size = app.get_by_test_id("size-input")
     size.fill("")
     size.press_sequentially("125", delay=30)
-    expect_figure(app, "chunks", "4", "4")
+    expect_figure(app, "summary-chunks", "4", "4")
     expect(app.get_by_test_id("chunk")).to_have_count(4)
 
 
@@ -276,7 +232,7 @@ def test_character_mode_keeps_text_exact_with_whitespace_made_visible(app: Any) 
     configure(app, text=text, unit="char", size="6", overlap="2")
     chunks = native("chunk", text=text, unit="char", size=6, overlap=2)["chunks"]
     # This result, not the sample text's that may still be on screen.
-    expect(figure(app, "stride")).to_have_attribute("data-value", "4", timeout=20_000)
+    expect_figure(app, "summary-stride", "4", "4")
     all_rendered(app)
     cards = app.get_by_test_id("chunk")
     expect(cards).to_have_count(len(chunks))
@@ -331,21 +287,6 @@ def test_token_mode_shows_token_boundaries_on_request(app: Any) -> None:
     assert "tb=1" in app.url
 
 
-def test_pasted_markup_is_shown_as_text_and_never_runs(app: Any) -> None:
-    payload = (
-        "<img src=x onerror=\"document.title='pwned'\"> "
-        '<script>document.title="pwned"</script> <b>bold</b>'
-    )
-    configure(app, text=payload, unit="char", size="200", overlap="0")
-    card = app.get_by_test_id("chunk").first
-    expect(card.get_by_test_id("chunk-fresh")).to_have_text(payload)
-    expect(app.locator("#chunk-list img, #chunk-list script, #chunk-list b")).to_have_count(0)
-    configure(app, unit="word", size="3")
-    expect(app.get_by_test_id("chunk").first.get_by_test_id("chunk-fresh")).to_contain_text("<img")
-    expect(app.locator("#chunk-list img, #chunk-list b")).to_have_count(0)
-    assert app.title() != "pwned"
-
-
 # ---- overview -----------------------------------------------------------------------
 
 
@@ -396,7 +337,7 @@ def test_overview_draws_every_window_and_a_click_scrolls_to_its_card(app: Any) -
 
 def test_errors_show_next_to_the_field_and_keep_the_last_result(app: Any) -> None:
     configure(app, text=TEN_WORDS, unit="word", size="4", overlap="1", tpu="1", price="1")
-    expect_figure(app, "chunks", "3", "3")
+    expect_figure(app, "summary-chunks", "3", "3")
     expect(app.get_by_test_id("chunk")).to_have_count(3)
 
     cases = [
@@ -409,12 +350,12 @@ def test_errors_show_next_to_the_field_and_keep_the_last_result(app: Any) -> Non
     ]
     for control, value, field, message in cases:
         configure(app, **{control: value})
-        error = error_for(app, field)
+        error = error_slot(app, field)
         expect(error).to_be_visible()
         expect(error).to_contain_text(message)
         expect(error).to_have_attribute("aria-live", "polite")
         # The last good result stays on screen.
-        expect_figure(app, "chunks", "3", "3")
+        expect_figure(app, "summary-chunks", "3", "3")
         expect(app.get_by_test_id("chunk")).to_have_count(3)
         expect(app.get_by_test_id("stale-note")).to_be_visible()
         # Put the field back; the error goes and the result is current again.
@@ -425,28 +366,35 @@ def test_errors_show_next_to_the_field_and_keep_the_last_result(app: Any) -> Non
     expect(app.get_by_test_id("stale-note")).to_be_hidden()
 
 
-def test_text_over_one_million_bytes_is_refused_with_its_size_and_the_limit(app: Any) -> None:
+def test_text_over_one_million_bytes_is_refused_in_the_page_with_its_size_and_the_limit(
+    page: Any, site_url: str
+) -> None:
+    page.add_init_script(WORKER_SPY)
+    app = open_ready(page, site_url)
     configure(app, text=TEN_WORDS, unit="word", size="4", overlap="1")
-    expect_figure(app, "chunks", "3", "3")
+    expect_figure(app, "summary-chunks", "3", "3")
     big = "é" * 500_001  # 1,000,002 bytes of UTF-8, 500,001 code points
     app.get_by_test_id("text-input").fill(big)
-    error = error_for(app, "text")
+    error = error_slot(app, "text")
     expect(error).to_be_visible(timeout=20_000)
     expect(error).to_contain_text("1,000,002 bytes")
     expect(error).to_contain_text("1,000,000")
-    expect_figure(app, "chunks", "3", "3")
-    # The live counts under the text box are the new text's, not the last good one's.
+    # Refused before it crossed: no request carried the text to the worker.
+    assert max(app.evaluate("() => window.__spy.posted")) < len(big)
+    expect_figure(app, "summary-chunks", "3", "3")
+    # The live counts under the text box are the new text's, not the last good one's:
+    # bytes and code points as the page measured them, words left to the engine.
     bytes_count = app.get_by_test_id("count-bytes")
     expect(bytes_count).to_have_attribute("data-value", "1000002", timeout=20_000)
     expect(bytes_count).to_have_text("1,000,002")
     expect(app.get_by_test_id("count-chars")).to_have_text("500,001")
-    expect(app.get_by_test_id("count-words")).to_have_text("1")
+    expect(app.get_by_test_id("count-words")).to_have_text("–")
 
 
 def test_over_256_chunks_the_summary_stays_and_a_cap_notice_replaces_cards(app: Any) -> None:
     text = "a " * 300
     configure(app, text=text, unit="word", size="1", overlap="0")
-    expect_figure(app, "chunks", "300", "300")
+    expect_figure(app, "summary-chunks", "300", "300")
     notice = app.get_by_test_id("cap-notice")
     expect(notice).to_be_visible()
     expect(notice).to_have_attribute("data-cap", "chunks")
@@ -480,7 +428,7 @@ def test_over_256_chunks_the_summary_stays_and_a_cap_notice_replaces_cards(app: 
 def test_over_200000_processed_units_a_cap_notice_names_that_cap(app: Any) -> None:
     text = "x" * 200_001
     configure(app, text=text, unit="char", size="1000", overlap="0")
-    expect_figure(app, "processed", "200,001", "200001")
+    expect_figure(app, "summary-processed", "200,001", "200001")
     notice = app.get_by_test_id("cap-notice")
     expect(notice).to_have_attribute("data-cap", "processed_units")
     expect(notice).to_contain_text("200,001")
@@ -488,61 +436,6 @@ def test_over_200000_processed_units_a_cap_notice_names_that_cap(app: Any) -> No
     expect(notice).to_contain_text("at most 200,000 characters")
     expect(notice).to_contain_text("No chunk size is enough")
     expect(app.get_by_test_id("chunk")).to_have_count(0)
-
-
-# ---- download -----------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("unit", "size", "overlap", "percent", "cli_overlap"),
-    [("word", "10", "30", True, "30%"), ("char", "40", "7", False, "7")],
-)
-def test_download_is_byte_identical_to_the_cli(
-    app: Any, tmp_path: Path, unit: str, size: str, overlap: str, percent: bool, cli_overlap: str
-) -> None:
-    text = "Ünïcödé  text, with\ttabs\nand lines — and 日本語 too. " * 7
-    configure(app, text=text, unit=unit, size=size, overlap=overlap, percent=percent, price="2.5")
-    expected = native(
-        "chunk",
-        text=text,
-        unit=unit,
-        size=size,
-        overlap=overlap,
-        overlap_mode="percent" if percent else "units",
-        price_per_million="2.5",
-    )
-    expect_figure(app, "processed", f"{expected['summary']['processed_units']:,}")
-    expect(app.get_by_test_id("chunk")).to_have_count(len(expected["chunks"]))
-    source = tmp_path / "input.txt"
-    source.write_text(text, encoding="utf-8", newline="")
-    cli = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pyapp",
-            "chunk",
-            "--unit",
-            unit,
-            "--size",
-            size,
-            "--overlap",
-            cli_overlap,
-            "--price",
-            "2.5",
-            str(source),
-        ],
-        capture_output=True,
-        check=True,
-        cwd=ROOT,
-    )
-    with app.expect_download() as info:
-        app.get_by_test_id("download-json").click()
-    download = info.value
-    resolved = json.loads(cli.stdout)["params"]["overlap"]
-    assert download.suggested_filename == f"chunks-{unit}-{size}-{resolved}.json"
-    saved = tmp_path / "download.json"
-    download.save_as(saved)
-    assert saved.read_bytes() == cli.stdout
 
 
 # ---- start-up, status and the page itself ----------------------------------------------
@@ -559,7 +452,7 @@ def test_the_text_box_works_while_python_starts_and_status_names_the_stages(
     page.get_by_test_id("text-input").fill(TEN_WORDS)
     configure(page, size="4", overlap="1", tpu="1", price="1")
     expect(status).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
-    expect_figure(page, "cost", "$0.000012", "0.000012")
+    expect_figure(page, "summary-cost", "$0.000012", "0.000012")
     expect(status).to_have_text(re.compile("Ready"))
 
 
@@ -576,56 +469,65 @@ def test_every_control_has_a_label_and_is_reachable_by_keyboard(app: Any) -> Non
     assert outline == "solid"
 
 
-@pytest.mark.parametrize(("width", "scheme"), [(1280, "light"), (375, "light"), (375, "dark")])
-def test_screenshots_at_desktop_and_phone_width(
-    browser: Any, site_url: str, session: Any, width: int, scheme: str
-) -> None:
-    context = browser.new_context(
-        viewport={"width": width, "height": 900}, color_scheme=scheme, device_scale_factor=1
+SCREENS = [
+    pytest.param(
+        {
+            "viewport": {"width": width, "height": 900},
+            "color_scheme": scheme,
+            "device_scale_factor": 1,
+        },
+        id=f"{width}-{scheme}",
     )
-    problems: list[str] = []  # this context's own page errors and console errors
-    try:
-        page = context.new_page()
-        page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
-        page.on(
-            "console",
-            lambda msg: (
-                problems.append(f"console {msg.type}: {msg.text}") if msg.type == "error" else None
-            ),
-        )
-        open_ready(page, f"{site_url}#unit=char&size=60&overlap=15&om=units&enc=o200k_base&price=1")
-        # Dark-mode aware: the page's own colours follow the colour scheme.
-        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
-        assert background == {"light": "rgb(246, 246, 243)", "dark": "rgb(20, 21, 24)"}[scheme]
-        text = (
-            "Fixed windows cut text without looking at it.\n\n"
-            "\tOverlap repeats the end of each chunk at the start of the next,  \n"
-            "so a sentence on a boundary is still found whole. It costs volume."
-        )
-        configure(page, text=text)
-        expect(page.get_by_test_id("chunk")).to_have_count(4, timeout=20_000)
-        page.get_by_test_id("derivation").locator("summary").click()
-        overflow = page.evaluate("document.documentElement.scrollWidth")
-        assert overflow <= width, f"the page scrolls sideways at {width}px: {overflow}px wide"
-        RESULTS.mkdir(exist_ok=True)
-        # Cards use content-visibility: auto, so a full-page capture would show the
-        # off-screen ones empty; a class (a rule in style.css, no inline style under the
-        # CSP) has every card painted for the capture.
-        page.evaluate("document.documentElement.classList.add('capture-all')")
-        expect(page.locator(".chunk").last).to_have_css("content-visibility", "visible")
-        name = f"visualizer-{width}-{scheme}"
-        page.screenshot(path=str(RESULTS / f"{name}.png"), full_page=True)
-        if width < 600:  # a phone page is long: also save it in screen-sized parts to look at
-            height = page.evaluate("document.documentElement.scrollHeight")
-            for part, top in enumerate(range(0, height, 1000), start=1):
-                clip = {"x": 0, "y": top, "width": width, "height": min(1000, height - top)}
-                page.screenshot(
-                    path=str(RESULTS / f"{name}-part{part}.png"), full_page=True, clip=clip
-                )
-        assert session.page_errors == []
-        assert problems == []
-    finally:
-        context.close()
+    for width, scheme in ((1280, "light"), (375, "light"), (375, "dark"))
+]
+
+# Sentences longer than a chunk (some get cut), a blank line, a tab, a trailing space.
+SCREEN_TEXT = (
+    "Fixed windows cut text without looking at it.\n\n"
+    "\tOverlap repeats the end of each chunk at the start of the next,  \n"
+    "so a sentence on a boundary is still found whole. It costs volume."
+)
+
+
+@pytest.mark.parametrize("context", SCREENS, indirect=True)
+def test_screenshots_at_desktop_and_phone_width(page: Any, site_url: str) -> None:
+    """The whole page, then the chunk view and the planning panels, saved to look at."""
+    width = page.viewport_size["width"]
+    scheme = (
+        "dark" if page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") else "light"
+    )
+    open_ready(page, f"{site_url}#unit=char&size=60&overlap=15&om=units&price=1")
+    # Dark-mode aware: the page's own colours follow the colour scheme.
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == {"light": "rgb(246, 246, 243)", "dark": "rgb(20, 21, 24)"}[scheme]
+    configure(page, text=SCREEN_TEXT)
+    expected = native("chunk", text=SCREEN_TEXT, unit="char", size=60, overlap=15)
+    assert expected["boundaries"]["cut"] > 0, "the text must cut a sentence to show the marks"
+    expect(page.get_by_test_id("chunk")).to_have_count(len(expected["chunks"]), timeout=20_000)
+    expect(page.locator("#chunk-list .cut-sentence").first).to_be_visible()
+    current = page.locator('[data-testid="sweep-point"][data-current="true"][data-size="60"]')
+    expect(current.first).to_be_visible(timeout=20_000)
+    page.get_by_test_id("budget-reference-overflows").click()
+    expect(page.get_by_test_id("budget-fits")).to_have_attribute("data-value", "false")
+    page.get_by_test_id("derivation").locator("summary").click()
+    overflow = page.evaluate("document.documentElement.scrollWidth")
+    assert overflow <= width, f"the page scrolls sideways at {width}px: {overflow}px wide"
+
+    RESULTS.mkdir(exist_ok=True)
+    name = f"page-{width}-{scheme}"
+    page.locator("#chunks-panel").screenshot(path=str(RESULTS / f"{name}-chunks.png"))
+    page.locator("#tools").screenshot(path=str(RESULTS / f"{name}-panels.png"))
+    # Cards use content-visibility: auto, so a full-page capture would show the
+    # off-screen ones empty; a class (a rule in style.css, no inline style under the
+    # CSP) has every card painted for the capture.
+    page.evaluate("document.documentElement.classList.add('capture-all')")
+    expect(page.locator(".chunk").last).to_have_css("content-visibility", "visible")
+    page.screenshot(path=str(RESULTS / f"{name}.png"), full_page=True)
+    if width < 600:  # a phone page is long: also save it in screen-sized parts to look at
+        height = page.evaluate("document.documentElement.scrollHeight")
+        for part, top in enumerate(range(0, height, 1000), start=1):
+            clip = {"x": 0, "y": top, "width": width, "height": min(1000, height - top)}
+            page.screenshot(path=str(RESULTS / f"{name}-part{part}.png"), full_page=True, clip=clip)
 
 
 def test_256_cards_of_4_kb_render_without_blocking_the_page(app: Any) -> None:
@@ -661,13 +563,8 @@ def test_256_cards_of_4_kb_render_without_blocking_the_page(app: Any) -> None:
           }).observe(list, { childList: true });
         }"""
     )
-    # Paste: set the value and fire the input event (Playwright's fill types a
-    # 15,000-line text far slower than a paste).
-    app.get_by_test_id("text-input").evaluate(
-        "(el, text) => { el.value = text; el.dispatchEvent(new Event('input', {bubbles: true})); }",
-        text,
-    )
-    expect_figure(app, "chunks", "256", "256")
+    put_text(app, text)
+    expect_figure(app, "summary-chunks", "256", "256")
     all_rendered(app)
     expect(app.get_by_test_id("chunk")).to_have_count(256)
     seen = app.evaluate("() => window.__cards")

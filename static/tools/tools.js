@@ -1,11 +1,11 @@
-// The planning tools beside the visualizer: index sizing and context budget
-// (panels.js), the overlap sweep (sweep-chart.js) and the boundary check in the
-// chunk view (boundary-view.js). app.js mounts them once and tells them when a
-// main result lands; they use the same engine, each call under its own purpose,
-// so a stale answer of one never reaches the screen of another.
+// The planning tools below the chunk view: index sizing (sizing.js), context
+// budget (budget.js) and the overlap sweep (sweep-chart.js). view/app.js mounts
+// them once and tells them when a main result lands; they use the same engine,
+// each call under its own purpose, so a stale answer of one never reaches the
+// screen of another.
 
-import { BoundaryView } from "./boundary-view.js";
-import { mountBudget, mountSizing } from "./panels.js";
+import { mountBudget } from "./budget.js";
+import { mountSizing } from "./sizing.js";
 import { mountSweep } from "./sweep-chart.js";
 
 /**
@@ -20,16 +20,11 @@ export function mountTools({ engine, source, apply }) {
   mountSizing({ engine, panel: $("#sizing-panel") });
   const budget = mountBudget({ engine, panel: $("#budget-panel"), source });
   const sweep = mountSweep({ engine, panel: $("#sweep-panel"), apply });
-  const boundaries = new BoundaryView({
-    list: $("#chunk-list"),
-    summary: $('[data-testid="boundary-summary"]'),
-  });
   // The unit decides whether the text's exact token count can feed the budget.
   $("#settings").addEventListener("change", () => budget.refresh());
   return {
     /** A main `chunk` result is on screen for `request`. */
-    viewLanded(request, result) {
-      boundaries.update(result);
+    viewLanded(request) {
       budget.refresh();
       sweep.viewLanded(request);
     },

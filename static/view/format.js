@@ -5,6 +5,10 @@
 //   percent(0.2)               -> "20%"        (at most 2 decimals)
 //   integer(1500)              -> "1,500"
 //   dollars(1.2e-05)           -> "$0.000012"  (3 significant digits below a cent)
+//   byteSize(1536000)          -> "1.536 MB"   (decimal units; the exact count goes in a title)
+//   unitCount(3, "word")       -> "3 words"    (unit names from pyapp/facts.py)
+
+import { FACTS } from "../facts.js";
 
 const intFmt = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 const ratioFmt = new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 });
@@ -37,6 +41,7 @@ export function percent(fraction) {
   return isNum(fraction) ? `${pctFmt.format(fraction * 100)}%` : "–";
 }
 
+/** An estimate of tokens, which may be fractional: at most 2 decimals. */
 export function tokens(v) {
   return isNum(v) ? tokensFmt.format(v) : "–";
 }
@@ -49,40 +54,32 @@ export function dollars(v) {
   return a >= 0.01 ? centsDollars.format(v) : smallDollars.format(v);
 }
 
-/** A short plain number for hints, e.g. the tokens-per-unit preset 1.333. */
+/** A short plain number for hints, e.g. a tokens-per-unit ratio. */
 export function plain(v) {
   return isNum(v) ? ratioFmt.format(v) : "–";
 }
 
-const UNIT_NAMES = {
-  word: ["word", "words"],
-  char: ["character", "characters"],
-  token: ["token", "tokens"],
-};
+const BYTE_UNITS = [["TB", 1e12], ["GB", 1e9], ["MB", 1e6], ["kB", 1e3]];
+
+/** A readable size for a byte count (decimal units, display only). */
+export function byteSize(v) {
+  if (!isNum(v)) return "–";
+  if (v < 1000) return `${integer(v)} B`;
+  const [name, div] = BYTE_UNITS.find(([, d]) => v >= d);
+  return `${plain(v / div)} ${name}`;
+}
+
+const UNITS = new Map(FACTS.units.map((unit) => [unit.name, unit]));
 
 /** "1 word", "3 words", "1,500 characters". */
 export function unitCount(n, unit) {
-  const [one, many] = UNIT_NAMES[unit] || ["unit", "units"];
-  return `${integer(n)} ${n === 1 ? one : many}`;
+  return `${integer(n)} ${n === 1 ? unitSingular(unit) : unitPlural(unit)}`;
 }
 
 export function unitSingular(unit) {
-  return (UNIT_NAMES[unit] || ["unit"])[0];
+  return UNITS.get(unit)?.singular ?? "unit";
 }
 
 export function unitPlural(unit) {
-  return (UNIT_NAMES[unit] || ["unit", "units"])[1];
+  return UNITS.get(unit)?.plural ?? "units";
 }
-
-/** The summary figures: key in the engine's summary, testid, formatter, label. */
-export const FIGURES = [
-  { key: "chunks", testid: "summary-chunks", label: "Chunks", fmt: integer },
-  { key: "stride", testid: "summary-stride", label: "Stride", fmt: integer, unit: true },
-  { key: "processed_units", testid: "summary-processed", label: "Processed units", fmt: integer, unit: true },
-  { key: "repeated_units", testid: "summary-repeated", label: "Repeated units", fmt: integer, unit: true },
-  { key: "extra_volume", testid: "summary-extra", label: "Extra volume", fmt: percent },
-  { key: "inflation", testid: "summary-inflation", label: "Inflation", fmt: ratio },
-  { key: "limit_inflation", testid: "summary-limit", label: "Long-document limit", fmt: ratio },
-  { key: "estimated_tokens", testid: "summary-tokens", label: "Estimated tokens", fmt: tokens },
-  { key: "estimated_cost", testid: "summary-cost", label: "Estimated cost", fmt: dollars },
-];

@@ -1,17 +1,20 @@
 // engine-client.js: the page's only door to the Python engine.
 //
-// The page imports this module; it starts the worker (static/worker.js), follows
-// its start-up stages and sends requests to `pyapp.web.api.handle`. The same API is
-// written down in docs/protocol.md, section "engine-client.js". Keep them in step.
+// The page imports this module; it starts the worker (worker.js, beside it),
+// follows its start-up stages and sends requests to `pyapp.web.api.handle`. The
+// same API is written down in docs/protocol.md, section "engine-client.js"; the
+// messages are declared in protocol.js. Keep them in step.
 //
-//   import { Engine, STAGES } from "./engine-client.js";
+//   import { Engine } from "./engine-client.js";
+//   import { PURPOSE, STAGES } from "./protocol.js";
 //
 //   const engine = new Engine({
 //     onStage({ stage, detail }) {},     // "runtime" | "packages" | "engine" | "ready"
 //     onReady({ timings }) {},           // {runtime_ms, packages_ms, engine_ms, total_ms}
 //     onFatal({ stage, message }) {},    // start-up failed in `stage`; no call will succeed
 //     onBusy(busy) {},                   // true while at least one call is in flight
-//   });
+//     onOutcome(error) {},               // a call settled: the Error when the engine failed
+//   });                                  // on it (a bug), null when it was answered
 //   engine.start();                      // idempotent; calls made before "ready" wait for it
 //
 //   // Or start first and listen later (static/start.js starts the engine before the
@@ -19,21 +22,24 @@
 //   // already happened (the last stage, ready or fatal, busy).
 //   const early = new Engine(); early.start(); ... early.listen({ onStage, onReady, ... });
 //
-//   const response = await engine.call("view", { op: "chunk", text, unit, size, overlap });
+//   const response = await engine.call(PURPOSE.view, { op: "chunk", text, unit, size, overlap });
 //   if (response === null) return;       // superseded by a newer "view" call: drop it
-//   // (A text of 4,096 characters or more crosses to the engine once; later calls
-//   // with the same text name it. The caller always passes `text` as it is.)
 //   if (response.ok) show(response.result); else showError(response.error);
 //
 // call(purpose, request) -> Promise<object | null>
-//   - `purpose` is any short string ("view", "counts", "export", ...). Each new
-//     call supersedes the pending call of the same purpose: the older promise
-//     resolves to null at once, and its answer, if it still comes, is ignored.
-//   - `request` is a plain object; it crosses to Python as JSON text.
+//   - `purpose` is one of PURPOSE (pyapp/facts.py). Each new call supersedes the
+//     pending call of the same purpose: the older promise resolves to null at
+//     once, and its answer, if it still comes, is ignored.
+//   - `request` is a plain object; it crosses to Python as JSON text. A `text`
+//     over the engine's byte limit never crosses: the call is answered here, as
+//     the engine would answer it (`ok: false`, field "text"), after bounded work.
+//     A text of 4,096 characters or more crosses once; later calls with the same
+//     text name it. The caller always passes `text` as it is.
 //   - resolves to the parsed response object `{ok, op, result}` or `{ok, op, error}`
 //     exactly as `pyapp.web.api.handle` returned it (bad input is `ok: false`, not a rejection).
-//   - rejects with an Error only when `handle` itself raised (an engine bug) or the
-//     engine failed to start (`error.stage` then names the stage).
+//   - rejects with an Error only when `handle` itself raised (an engine bug: one
+//     line here, the traceback on the console) or the engine failed to start
+//     (`error.stage` then names the stage).
 //
 // engine.state -> "idle" | "loading" | "ready" | "failed"
 // engine.stage -> the last stage reported ("runtime" ... "ready"), or null
@@ -42,38 +48,31 @@
 // engine.terminate() -> stops the worker; pending calls resolve to null.
 //
 // The worker is a module worker started from a `blob:` URL whose only line
-// imports static/worker.js. A worker started that way inherits the page's
+// imports worker.js. A worker started that way inherits the page's
 // Content-Security-Policy, so the browser refuses any connection the policy does
 // not allow, from the worker too.
 
-/** Start-up stages, in order. */
-export const STAGES = Object.freeze(["runtime", "packages", "engine", "ready"]);
+import { FACTS } from "../facts.js";
+import { messageOf, PURPOSE } from "./protocol.js";
+import { measureText, overLimitMessage } from "./text-limit.js";
 
 const WORKER_URL = new URL("./worker.js", import.meta.url).href;
 
 // A text this long is sent to the engine once (op "text", under a ref this client
 // chooses) and later requests name it (`text_ref`) instead of carrying it again.
 const LONG_TEXT = 4096;
-// Texts this client remembers having sent: fewer than the engine holds (4), so a
-// ref it still uses is normally still held. One that is not gets sent again.
-const TEXTS_KEPT = 3;
-
-/**
- * @typedef {{type: "stage", stage: string, detail: string}
- *   | {type: "ready", timings: Record<string, number>}
- *   | {type: "fatal", stage: string, message: string}
- *   | {type: "result", id: number, response: string}
- *   | {type: "skipped", id: number}
- *   | {type: "error", id: number, message: string}} WorkerMessage
- * @typedef {{type: "call", id: number, purpose: string, request: string}} PageMessage
- */
+// Texts this client remembers having sent: fewer than the engine holds, so a ref
+// it still uses is normally still held. One that is not gets sent again.
+const TEXTS_KEPT = FACTS.texts_kept;
+const PURPOSES = new Set(Object.values(PURPOSE));
 
 export class Engine {
   /**
-   * @param {{onStage?: Function, onReady?: Function, onFatal?: Function, onBusy?: Function}} [callbacks]
+   * @param {{onStage?: Function, onReady?: Function, onFatal?: Function, onBusy?: Function,
+   *   onOutcome?: Function}} [callbacks]
    */
-  constructor({ onStage, onReady, onFatal, onBusy } = {}) {
-    this._callbacks = { onStage, onReady, onFatal, onBusy };
+  constructor(callbacks = {}) {
+    this._callbacks = callbacks;
     /** @type {{stage: string, detail: string} | null} the last stage message, for listen() */
     this._lastStage = null;
     /** Resolves when the engine is ready; never rejects (see whenReady). */
@@ -99,10 +98,12 @@ export class Engine {
   /**
    * Sets the callbacks, then replays what already happened: the last stage, or
    * ready, or fatal, and busy if a call is in flight.
-   * @param {{onStage?: Function, onReady?: Function, onFatal?: Function, onBusy?: Function}} callbacks
+   * @param {{onStage?: Function, onReady?: Function, onFatal?: Function, onBusy?: Function,
+   *   onOutcome?: Function}} callbacks
    */
-  listen({ onStage, onReady, onFatal, onBusy } = {}) {
-    this._callbacks = { onStage, onReady, onFatal, onBusy };
+  listen(callbacks = {}) {
+    this._callbacks = callbacks;
+    const { onStage, onReady, onFatal, onBusy } = callbacks;
     if (this.state === "failed") {
       onFatal?.({ stage: this._fatal.stage, message: this._fatalMessage });
       return;
@@ -126,7 +127,7 @@ export class Engine {
     try {
       this._worker = new Worker(blobUrl, { type: "module", name: "engine" });
     } catch (err) {
-      this._fail("runtime", `could not start the worker: ${err && err.message ? err.message : err}`);
+      this._fail("runtime", `could not start the worker: ${messageOf(err)}`);
       return;
     } finally {
       URL.revokeObjectURL(blobUrl);
@@ -140,17 +141,23 @@ export class Engine {
   }
 
   /**
-   * Sends one request to `pyapp.web.api.handle`. A long `text` crosses once: the
-   * request names it by `text_ref`; if the engine no longer holds it (its answer
-   * blames `text_ref`), the text is sent again and the request repeated, once.
-   * @param {string} purpose
+   * Sends one request to `pyapp.web.api.handle`. A text over the byte limit is
+   * refused here. A long `text` crosses once: the request names it by `text_ref`;
+   * if the engine no longer holds it (its answer blames `text_ref`), the text is
+   * sent again and the request repeated, once.
+   * @param {string} purpose one of PURPOSE
    * @param {object} request
    * @returns {Promise<object | null>}
    */
   call(purpose, request) {
+    if (!PURPOSES.has(purpose)) return Promise.reject(new TypeError(`unknown call purpose ${JSON.stringify(purpose)}`));
     if (this._fatal !== null) return Promise.reject(this._fatal);
     this.start();
     const text = request.text;
+    if (typeof text === "string") {
+      const size = measureText(text);
+      if (size.over) return this._refuse(purpose, request.op, { field: "text", message: overLimitMessage(size) });
+    }
     if (typeof text !== "string" || text.length < LONG_TEXT) return this._send(purpose, JSON.stringify(request));
     const { text: _, ...rest } = request;
     const named = () => JSON.stringify({ ...rest, text_ref: this._holdText(text) });
@@ -160,6 +167,13 @@ export class Engine {
       this._refs.delete(text);
       return this._send(purpose, named());
     });
+  }
+
+  /** Answers a call here, as the engine would have: it supersedes the pending one. */
+  _refuse(purpose, op, error) {
+    const older = this._newest.get(purpose);
+    if (older !== undefined) this._settle(older, null);
+    return Promise.resolve({ ok: false, op: op ?? null, error });
   }
 
   /** Posts one call; the promise settles with its parsed answer (null if superseded). */
@@ -172,7 +186,7 @@ export class Engine {
       this._pending.set(id, { purpose, resolve, reject });
     });
     this._busyChanged();
-    /** @type {PageMessage} */
+    /** @type {import("./protocol.js").PageMessage} */
     const message = { type: "call", id, purpose, request: requestJson };
     this._worker?.postMessage(message);
     return promise;
@@ -190,8 +204,8 @@ export class Engine {
     ref = `t${this._nextRef++}`;
     this._refs.set(text, ref);
     if (this._refs.size > TEXTS_KEPT) this._refs.delete(this._refs.keys().next().value);
-    /** @type {PageMessage} */
-    const message = { type: "call", id: this._nextId++, purpose: "text", request: JSON.stringify({ op: "text", ref, text }) };
+    /** @type {import("./protocol.js").PageMessage} */
+    const message = { type: "call", id: this._nextId++, purpose: PURPOSE.text, request: JSON.stringify({ op: "text", ref, text }) };
     this._worker?.postMessage(message);
     return ref;
   }
@@ -205,7 +219,7 @@ export class Engine {
     this.state = "idle";
   }
 
-  /** @param {WorkerMessage} message */
+  /** @param {import("./protocol.js").WorkerMessage} message */
   _receive(message) {
     switch (message.type) {
       case "stage":
@@ -245,14 +259,18 @@ export class Engine {
         this._settle(message.id, null);
         break;
       case "error":
-        this._settle(message.id, new Error(`the engine raised: ${message.message}`));
+        this._settle(message.id, new Error(`the engine failed on this request: ${message.message}`));
         break;
       default:
         console.warn("engine-client: unknown worker message", message);
     }
   }
 
-  /** Resolves (or rejects, for an Error) the pending call `id`, once. */
+  /**
+   * Resolves (or rejects, for an Error) the pending call `id`, once. An answer or an
+   * engine failure is reported to onOutcome, so a failure shows only until the
+   * next call is answered; a superseded call (null) reports nothing.
+   */
   _settle(id, outcome) {
     const entry = this._pending.get(id);
     if (entry === undefined) return;
@@ -260,6 +278,7 @@ export class Engine {
     if (this._newest.get(entry.purpose) === id) this._newest.delete(entry.purpose);
     if (outcome instanceof Error) entry.reject(outcome);
     else entry.resolve(outcome);
+    if (outcome !== null && this._fatal === null) this._callbacks.onOutcome?.(outcome instanceof Error ? outcome : null);
     this._busyChanged();
   }
 

@@ -4,8 +4,9 @@
 // focusable button; choosing it applies that size and overlap to the main view.
 // SVG is built with createElementNS; no chart library, no innerHTML.
 
-import { el, svg } from "./dom.js";
-import * as fmt from "./format.js";
+import { messageOf, PURPOSE } from "../engine/protocol.js";
+import { el, svg } from "../view/dom.js";
+import * as fmt from "../view/format.js";
 
 const SWEEP_DELAY_MS = 200; // after the main view lands, so typing never waits on a sweep
 
@@ -213,9 +214,9 @@ export function mountSweep({ engine, panel, apply }) {
     const { text, unit, encoding, size, overlap, overlap_mode: overlapMode } = viewRequest;
     let response;
     try {
-      response = await engine.call("sweep", { op: "sweep", text, unit, encoding, size, overlap, overlap_mode: overlapMode });
+      response = await engine.call(PURPOSE.sweep, { op: "sweep", text, unit, encoding, size, overlap, overlap_mode: overlapMode });
     } catch (err) {
-      error.textContent = `The sweep failed: ${err && err.message ? err.message : err}`;
+      error.textContent = `The sweep failed: ${messageOf(err)}`;
       error.hidden = false;
       return;
     }

@@ -2,7 +2,7 @@
 // whole (the engine's `boundaries` in the chunk result), and a wavy underline on
 // the part of each cut sentence that a chunk card shows.
 //
-// Cards are built by render.js; this module decorates them as they are added
+// Cards are built by cards.js; this module decorates them as they are added
 // (a MutationObserver on the card list), so the card renderer knows nothing of
 // sentences. The engine sends, with each card, `cut_marks`: the code-point ranges
 // of the text the card shows (word mode: the preview, `preview_repeated`, a space,
@@ -13,21 +13,9 @@
 // the wrong place.
 
 import * as fmt from "./format.js";
+import { utf16Indexer } from "./text-offsets.js";
 
-const SURROGATE = /[\uD800-\uDFFF]/;
-
-/** UTF-16 index in `s` of each code-point offset (any order). */
-function cpIndexer(s) {
-  if (!SURROGATE.test(s)) return (cp) => Math.max(0, Math.min(cp, s.length)); // one unit per code point
-  const at = [0];
-  for (let i = 0; i < s.length; ) {
-    i += s.codePointAt(i) > 0xffff ? 2 : 1;
-    at.push(i);
-  }
-  return (cp) => at[Math.max(0, Math.min(cp, at.length - 1))];
-}
-
-/** The text a card shows, as render.js builds it. */
+/** The text a card shows, as cards.js builds it. */
 function shownText(chunk, unit) {
   if (unit !== "word") return chunk.repeated_prefix + chunk.fresh_text;
   const rep = chunk.preview_repeated ?? "";
@@ -143,7 +131,7 @@ export class BoundaryView {
       card.dataset.cutMarked = "unmatched"; // never mark the wrong words
       return;
     }
-    const at = cpIndexer(shown);
+    const at = utf16Indexer(shown);
     const n = wrapRanges(body, merge(marks.map(([a, b]) => [at(a), at(b)])));
     card.dataset.cutMarked = String(n);
   }

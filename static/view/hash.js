@@ -1,24 +1,31 @@
 // Settings <-> URL hash. The text never goes into the URL; only the settings,
 // so a link shares a configuration and not a document.
 //
-//   #unit=word&size=4&overlap=1&om=units&enc=o200k_base&price=1
+//   #unit=word&size=4&overlap=1&om=units&enc=<encoding>&price=1
 //   (&tpu=1.5 only when the user typed a custom ratio, &tb=1 for token boundaries)
+//
+// The defaults, the units and encodings a link may name, and the longest field
+// it may carry are the engine's (pyapp/facts.py), read from FACTS.
+
+import { FACTS } from "../facts.js";
+
+const CHUNK = FACTS.defaults.chunk;
 
 export const DEFAULTS = Object.freeze({
-  unit: "word",
-  size: "40",
-  overlap: "8",
-  om: "units",
-  enc: "o200k_base",
+  unit: CHUNK.unit,
+  size: CHUNK.size,
+  overlap: CHUNK.overlap,
+  om: CHUNK.overlap_mode,
+  enc: CHUNK.encoding,
   tpu: null, // null: the preset for the unit
-  price: "1",
+  price: CHUNK.price_per_million,
   tb: false,
 });
 
-const UNITS = new Set(["word", "char", "token"]);
+const UNITS = new Set(FACTS.units.map((unit) => unit.name));
 const MODES = new Set(["units", "percent"]);
-const ENCODINGS = new Set(["o200k_base", "cl100k_base"]);
-const MAX_FIELD = 32; // a field value longer than this is not a setting anyone typed
+const ENCODINGS = new Set(FACTS.encodings.map((encoding) => encoding.name));
+const MAX_FIELD = FACTS.max_field_chars; // longer is not a setting anyone typed
 
 function field(value, fallback) {
   if (value === null) return fallback;

@@ -1,0 +1,37 @@
+// protocol.js: what the page and the engine's worker say to each other. Both
+// sides import it; docs/protocol.md, section 1, is the contract in prose.
+//
+// Messages are tagged objects, each side with one `switch` on `type`:
+//
+// @typedef {{type: "stage", stage: string, detail: string}
+//   | {type: "ready", timings: Record<string, number | string>}
+//   | {type: "fatal", stage: string, message: string}
+//   | {type: "result", id: number, response: string}
+//   | {type: "skipped", id: number}
+//   | {type: "error", id: number, message: string}} WorkerMessage
+//   `response` is the JSON text handle() returned; `skipped`: a newer call of the
+//   same purpose was already waiting; `error`: handle() itself raised (a bug, never
+//   bad input), `message` one line naming the exception, the traceback on the console.
+//
+// @typedef {{type: "call", id: number, purpose: string, request: string}} PageMessage
+//   `request` is JSON text for pyapp.web.api.handle.
+
+import { FACTS } from "../facts.js";
+
+/** Start-up stages, in order: the worker reports each; the page names them. */
+export const STAGES = Object.freeze(["runtime", "packages", "engine", "ready"]);
+
+/**
+ * Call purposes, by name (pyapp/facts.py PURPOSES): a newer call of a purpose
+ * supersedes the older one, whose answer is dropped. `PURPOSE.view` and so on.
+ */
+export const PURPOSE = Object.freeze(Object.fromEntries(FACTS.purposes.map((name) => [name, name])));
+
+/** Purposes whose calls wait while a call of any other purpose waits. */
+export const BACKGROUND = Object.freeze(new Set(FACTS.background_purposes));
+
+/** The message of anything thrown (an Error, a PythonError, a string), trimmed. */
+export function messageOf(err) {
+  if (err && typeof err === "object" && "message" in err) return String(err.message).trim();
+  return String(err);
+}

@@ -1,0 +1,368 @@
+// app.js: wires the page. It reads the controls, asks the engine (through
+// engine/engine-client.js) for the view of the current configuration, and hands
+// the answer to the modules that draw it. No figure is computed and nothing is
+// drawn here: the arithmetic is the engine's, the drawing the other view modules'.
+
+import { PURPOSE } from "../engine/protocol.js";
+import { measureText } from "../engine/text-limit.js";
+import { engine } from "../start.js"; // started before this module graph loaded
+import { FieldErrors } from "../tools/forms.js";
+import { mountTools } from "../tools/tools.js";
+import { BoundaryView } from "./boundaries.js";
+import { renderCapNotice } from "./cap-notice.js";
+import { CardRenderer } from "./cards.js";
+import { buildControls, customRatioHint, showSettings, showUnit } from "./controls.js";
+import * as fmt from "./format.js";
+import { readHash, writeHash } from "./hash.js";
+import { renderOverview } from "./overview.js";
+import { guardPaste } from "./paste-guard.js";
+import { Status } from "./status.js";
+import { renderSummary } from "./summary.js";
+
+// Typing in the text box waits for a pause; an edit of a field (size, overlap,
+// ratio, price) is sent at once: the engine client drops a superseded call's
+// answer and the worker skips a call a newer one of the same purpose replaced,
+// so fast typing costs at most the one computation already running.
+const DEBOUNCE_MS = 150;
+const FIELD_DELAY_MS = 0;
+
+const EXAMPLE_TEXT = "one two three four five six seven eight nine ten";
+
+const SAMPLE_TEXT =
+  "Retrieval-augmented generation splits each document into chunks before it is embedded. " +
+  "A fixed window takes the first chunk, steps forward by the stride, and repeats until a window reaches the end.\n\n" +
+  "Overlap repeats the end of one chunk at the start of the next, so a sentence that straddles a boundary " +
+  "is still found whole in at least one chunk. It is paid for in volume: every repeated word is embedded, " +
+  "stored and retrieved again. A smaller stride also means more chunks to cover the same text.\n\n" +
+  "Paste your own text here, then change the size, the overlap and the unit to see every window, " +
+  "the repeated prefix of each chunk, and what the extra volume costs.";
+
+const $ = (selector) => document.querySelector(selector);
+
+const ui = {
+  form: $("#settings"),
+  text: $("#text-input"),
+  size: $("#size-input"),
+  overlap: $("#overlap-input"),
+  tpu: $("#tokens-per-unit-input"),
+  tpuReset: $("#tpu-reset"),
+  tpuHint: $("#tpu-hint"),
+  price: $("#price-input"),
+  encoding: $("#encoding-select"),
+  encodingRow: $("#encoding-row"),
+  unitHint: $("#unit-hint"),
+  overlapResolved: $("#overlap-resolved"),
+  summary: $("#summary"),
+  overview: $("#overview"),
+  overviewNote: $("#overview-note"),
+  chunkList: $("#chunk-list"),
+  emptyNote: $("#empty-note"),
+  capNotice: $("#cap-notice"),
+  download: $("#download-json"),
+  tokenBreaks: $("#token-breaks"),
+  tokenBreaksWrap: $("#token-breaks-wrap"),
+  legendWs: $("#legend-ws"),
+  legendNorm: $("#legend-norm"),
+  countTokensWrap: $("#count-tokens-wrap"),
+  countBytes: $('[data-testid="count-bytes"]'),
+};
+
+/** The control each engine field is shown against. */
+const FIELD_INPUT = {
+  text: ui.text,
+  size: ui.size,
+  overlap: ui.overlap,
+  tokens_per_unit: ui.tpu,
+  price_per_million: ui.price,
+  encoding: ui.encoding,
+};
+
+buildControls(document, ui.encoding);
+const status = new Status($('[data-testid="status"]'));
+const errors = new FieldErrors({
+  roots: [ui.form, ui.summary],
+  fallback: "general",
+  input: (field) => FIELD_INPUT[field] ?? null,
+  staleNote: $("#stale-note"),
+  staleTarget: document.body,
+});
+const cards = new CardRenderer(ui.chunkList);
+const boundaries = new BoundaryView({ list: ui.chunkList, summary: $('[data-testid="boundary-summary"]') });
+
+/** Settings as the user typed them (strings; the engine validates). */
+let settings = readHash("");
+/** The last configuration the engine accepted, and its result. */
+let lastGood = null;
+let timer = 0;
+let viewSeq = 0;
+let ready = false;
+
+// ---------------------------------------------------------------- settings
+
+function saveHash() {
+  const hash = writeHash(settings);
+  if (location.hash !== hash) history.replaceState(null, "", hash);
+}
+
+function buildRequest(op) {
+  return {
+    op,
+    text: ui.text.value,
+    unit: settings.unit,
+    encoding: settings.enc,
+    size: settings.size,
+    overlap: settings.overlap,
+    overlap_mode: settings.om,
+    tokens_per_unit: settings.unit === "token" ? null : settings.tpu,
+    price_per_million: settings.price,
+  };
+}
+
+// ---------------------------------------------------------------- compute
+
+let queued = false;
+
+/** Computes after `delay` ms of quiet; with 0, at the end of this task (before the page renders). */
+function schedule(delay = DEBOUNCE_MS) {
+  clearTimeout(timer);
+  if (delay > 0) {
+    timer = setTimeout(compute, delay);
+    return;
+  }
+  if (queued) return; // several edits in one task: one call
+  queued = true;
+  queueMicrotask(() => {
+    queued = false;
+    compute();
+  });
+}
+
+/** Asks the engine; an engine failure is the status line's to show (onOutcome). */
+async function ask(purpose, request) {
+  try {
+    return await engine.call(purpose, request);
+  } catch {
+    return null;
+  }
+}
+
+async function compute() {
+  if (!ready) return;
+  const request = buildRequest("chunk");
+  const seq = ++viewSeq;
+  const response = await ask(PURPOSE.view, request);
+  if (response === null || seq !== viewSeq) return; // a newer edit is on its way
+  if (response.ok) {
+    errors.clear();
+    lastGood = { request, result: response.result };
+    render(response.result);
+    tools.viewLanded(request);
+  } else {
+    errors.show(response.error, { stale: lastGood !== null });
+    refreshCounts(request);
+  }
+}
+
+/**
+ * Keeps the live counts true while the chunk request is refused. A text over the
+ * byte limit is not sent: its counts are what the page measured (no more).
+ */
+async function refreshCounts(request) {
+  const { text, unit, encoding } = request;
+  const size = measureText(text);
+  if (size.over) {
+    renderCounts({ bytes: size.exact ? size.bytes : null, chars: size.chars });
+    if (!size.exact) ui.countBytes.textContent = `${fmt.integer(size.bytes)} or more`;
+    return;
+  }
+  const response = await ask(PURPOSE.counts, { op: "counts", text, unit, encoding });
+  if (response === null) return;
+  renderCounts(response.ok ? response.result : null);
+}
+
+// ---------------------------------------------------------------- render
+
+/** The counts under the text box; null: not known (a text refused before it crossed). */
+function renderCounts(counts) {
+  for (const node of document.querySelectorAll("[data-count]")) {
+    const value = counts?.[node.dataset.count];
+    node.textContent = value === null || value === undefined ? "–" : fmt.integer(value);
+    node.dataset.value = value === null || value === undefined ? "" : String(value);
+  }
+}
+
+function render(result) {
+  const { params, summary, capped, chunks } = result;
+  renderSummary(ui.summary, result);
+  renderCounts(result.counts);
+  if (settings.om === "percent") {
+    ui.overlapResolved.textContent = `= ${fmt.unitCount(params.overlap, params.unit)} of overlap (rounded half up to whole ${fmt.unitPlural(params.unit)})`;
+  } else {
+    ui.overlapResolved.textContent = "";
+  }
+  ui.overlapResolved.dataset.value = String(params.overlap);
+  if (params.unit !== "token" && settings.tpu === null) {
+    ui.tpu.value = fmt.plain(params.tokens_per_unit);
+  }
+  renderOverview(ui.overview, result.overview, summary.chunks, params.unit, Boolean(capped));
+  const shown = result.overview ? result.overview.windows.length : 0;
+  ui.overviewNote.hidden = shown >= summary.chunks;
+  ui.overviewNote.textContent = `Showing the first ${fmt.integer(shown)} of ${fmt.integer(summary.chunks)} windows.`;
+  renderCapNotice(ui.capNotice, capped, params.unit);
+  ui.download.hidden = Boolean(capped);
+  ui.download.disabled = Boolean(capped);
+  ui.emptyNote.hidden = summary.chunks !== 0;
+  boundaries.update(result);
+  cards.render(capped ? [] : chunks, params.unit, params.unit === "token" && settings.tb);
+}
+
+function rerenderCards() {
+  if (!lastGood || lastGood.result.capped) return;
+  const { params, chunks } = lastGood.result;
+  cards.render(chunks, params.unit, params.unit === "token" && settings.tb);
+}
+
+// ---------------------------------------------------------------- download
+
+/** Exports the configuration in the fields now (what the screen shows, or is about to). */
+async function download() {
+  const response = await ask(PURPOSE.export, buildRequest("export"));
+  if (response === null) return;
+  if (!response.ok) {
+    errors.show(response.error, { stale: lastGood !== null });
+    return;
+  }
+  const { filename, json } = response.result;
+  const url = URL.createObjectURL(new Blob([json], { type: "application/json" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = filename;
+  a.hidden = true;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+// ---------------------------------------------------------------- events
+
+function onSettingsEdited({ delay = FIELD_DELAY_MS } = {}) {
+  schedule(delay);
+  // After the call is posted (with no delay, schedule() posts it from a microtask
+  // queued first): writing the URL takes a few ms and need not hold the engine up.
+  queueMicrotask(saveHash);
+}
+
+/** Settings replaced at once (a link, an example, a sweep point): show them, compute. */
+function applySettings(next) {
+  settings = next;
+  showSettings(ui, settings);
+  onSettingsEdited({ delay: 0 });
+}
+
+ui.text.addEventListener("input", () => schedule());
+
+// A paste (or drop) over the byte limit is refused before the text box holds it.
+guardPaste(ui.text, (message) => errors.show({ field: "text", message }, { mark: false }));
+
+for (const [input, key] of [[ui.size, "size"], [ui.overlap, "overlap"], [ui.price, "price"]]) {
+  input.addEventListener("input", () => {
+    settings[key] = input.value;
+    onSettingsEdited();
+  });
+}
+
+ui.tpu.addEventListener("input", () => {
+  const value = ui.tpu.value.trim();
+  settings.tpu = value === "" ? null : ui.tpu.value;
+  ui.tpu.dataset.mode = settings.tpu === null ? "preset" : "custom";
+  ui.tpuReset.hidden = settings.tpu === null;
+  if (settings.tpu !== null) ui.tpuHint.textContent = customRatioHint(settings.tpu, settings.unit);
+  onSettingsEdited();
+});
+
+ui.tpu.addEventListener("change", () => {
+  if (settings.tpu === null) showUnit(ui, settings); // an emptied field goes back to showing the preset
+});
+
+ui.tpuReset.addEventListener("click", () => {
+  settings.tpu = null;
+  showUnit(ui, settings);
+  ui.tpu.focus();
+  onSettingsEdited();
+});
+
+ui.encoding.addEventListener("change", () => {
+  settings.enc = ui.encoding.value;
+  onSettingsEdited({ delay: 0 });
+});
+
+ui.form.addEventListener("change", (event) => {
+  const target = event.target;
+  if (target.name === "unit") {
+    settings.unit = target.value;
+    showUnit(ui, settings);
+    onSettingsEdited({ delay: 0 });
+  } else if (target.name === "overlap-mode") {
+    settings.om = target.value;
+    onSettingsEdited({ delay: 0 });
+  }
+});
+
+ui.form.addEventListener("submit", (event) => event.preventDefault());
+
+ui.tokenBreaks.addEventListener("change", () => {
+  settings.tb = ui.tokenBreaks.checked;
+  saveHash();
+  rerenderCards();
+});
+
+ui.download.addEventListener("click", () => {
+  download();
+});
+
+ui.overview.addEventListener("click", (event) => {
+  const bar = event.target.closest("[data-index]");
+  if (bar && lastGood && !lastGood.result.capped) cards.goTo(Number(bar.getAttribute("data-index")));
+});
+
+for (const button of document.querySelectorAll("[data-example]")) {
+  button.addEventListener("click", () => {
+    ui.text.value = EXAMPLE_TEXT;
+    const overlap = button.dataset.example === "overlap" ? "1" : "0";
+    applySettings({ ...settings, unit: "word", size: "4", overlap, om: "units", tpu: "1", price: "1" });
+  });
+}
+
+window.addEventListener("hashchange", () => {
+  settings = readHash(location.hash);
+  showSettings(ui, settings);
+  schedule(0);
+});
+
+// ---------------------------------------------------------------- planning tools
+
+const tools = mountTools({
+  engine,
+  source: () => ({ text: ui.text.value, unit: settings.unit, encoding: settings.enc }),
+  // A sweep point chosen: its size and overlap (whole units) go into the main inputs.
+  apply: ({ size, overlap }) => applySettings({ ...settings, size: String(size), overlap: String(overlap), om: "units" }),
+});
+
+// ---------------------------------------------------------------- start
+
+settings = readHash(location.hash);
+if (!ui.text.value) ui.text.value = SAMPLE_TEXT;
+showSettings(ui, settings);
+saveHash();
+engine.listen({
+  onStage: ({ stage, detail }) => status.stage(stage, detail),
+  onReady: () => {
+    ready = true;
+    status.stage("ready", "");
+    schedule(0);
+  },
+  onFatal: ({ stage, message }) => status.failedToStart(stage, message),
+  onBusy: (busy) => status.busyChanged(busy),
+  onOutcome: (error) => status.outcome(error),
+}); // replays the stages seen before this module ran

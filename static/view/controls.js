@@ -1,0 +1,101 @@
+// controls.js: the main form's controls as the engine's facts make them. At
+// start-up it builds the unit radios and the encoding options, and fills every
+// text that quotes a fact (`data-fact`); then it shows the settings in the
+// controls, and everything that follows the chosen unit (labels, hints, the
+// tokens-per-unit field with its preset).
+
+import { FACTS } from "../facts.js";
+import { el } from "./dom.js";
+import * as fmt from "./format.js";
+
+/** A list read aloud: "a", "a or b", "a, b or c". */
+function either(items) {
+  return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
+}
+
+/** What each `data-fact` names. */
+const FACT_TEXT = {
+  "caps.bytes": () => fmt.integer(FACTS.caps.bytes),
+  "caps.chunks": () => fmt.integer(FACTS.caps.chunks),
+  "caps.processed_units": () => fmt.integer(FACTS.caps.processed_units),
+  encodings: () => either(FACTS.encodings.map((encoding) => encoding.name)),
+  "preset.word": () => FACTS.presets_shown.word,
+  "preset.char": () => FACTS.presets_shown.char,
+};
+
+/**
+ * Builds the unit radios in `#unit-options` and the options of `select`, and
+ * fills the `[data-fact]` texts under `root`.
+ */
+export function buildControls(root, select) {
+  const radios = FACTS.units.map((unit) => {
+    const label = el("label");
+    label.append(
+      el("input", { type: "radio", name: "unit", value: unit.name, "data-testid": `unit-${unit.name}` }),
+      el("span", {}, unit.label),
+    );
+    return label;
+  });
+  root.querySelector("#unit-options").replaceChildren(...radios);
+  select.replaceChildren(...FACTS.encodings.map((encoding) => el("option", { value: encoding.name }, encoding.label)));
+  for (const node of root.querySelectorAll("[data-fact]")) {
+    const text = FACT_TEXT[node.dataset.fact];
+    if (text) node.textContent = text();
+  }
+}
+
+const UNITS = new Map(FACTS.units.map((unit) => [unit.name, unit]));
+
+/** The tokens-per-unit field's value and hint for `unit` with no ratio typed. */
+function preset(unit) {
+  const shown = FACTS.presets_shown[unit];
+  if (unit === "token") return { value: shown, hint: `Exact: token mode counts real tokens, so the ratio is ${shown}.` };
+  return {
+    value: shown,
+    hint: `English preset: ${shown} tokens per ${fmt.unitSingular(unit)} (OpenAI's rule of thumb). Type your own ratio to override it.`,
+  };
+}
+
+/** The hint for a ratio the person typed. */
+export function customRatioHint(tpu, unit) {
+  return `Your ratio: ${tpu.trim()} tokens per ${fmt.unitSingular(unit)}. It stays when you change the unit.`;
+}
+
+/**
+ * Puts `settings` (as in hash.js) into the controls in `ui`, then shows the unit.
+ * @param {Record<string, HTMLElement>} ui
+ */
+export function showSettings(ui, settings) {
+  ui.form.querySelector(`input[name="unit"][value="${settings.unit}"]`).checked = true;
+  ui.form.querySelector(`input[name="overlap-mode"][value="${settings.om}"]`).checked = true;
+  ui.size.value = settings.size;
+  ui.overlap.value = settings.overlap;
+  ui.price.value = settings.price;
+  ui.encoding.value = settings.enc;
+  ui.tokenBreaks.checked = settings.tb;
+  showUnit(ui, settings);
+}
+
+/** Everything that follows the unit: labels, hints, the tokens-per-unit field, legends. */
+export function showUnit(ui, settings) {
+  const unit = settings.unit;
+  for (const node of document.querySelectorAll("[data-unit-plural]")) node.textContent = fmt.unitPlural(unit);
+  for (const node of document.querySelectorAll("[data-unit-singular]")) node.textContent = fmt.unitSingular(unit);
+  const exact = unit === "token";
+  ui.encodingRow.hidden = !exact;
+  ui.unitHint.textContent = UNITS.get(unit)?.hint ?? "";
+  ui.tokenBreaksWrap.hidden = !exact;
+  ui.legendWs.hidden = unit === "word";
+  ui.legendNorm.hidden = unit !== "word";
+  ui.countTokensWrap.hidden = !exact;
+  const mode = exact ? "exact" : settings.tpu === null ? "preset" : "custom";
+  ui.tpu.disabled = exact;
+  ui.tpu.dataset.mode = mode;
+  ui.tpuReset.hidden = mode !== "custom";
+  if (mode === "custom") {
+    ui.tpu.value = settings.tpu;
+    ui.tpuHint.textContent = customRatioHint(settings.tpu, unit);
+  } else {
+    ({ value: ui.tpu.value, hint: ui.tpuHint.textContent } = preset(unit));
+  }
+}

@@ -1,0 +1,159 @@
+"""What the browser tests share: opening the page until it is ready, setting its
+fields as a person does, and the engine's own answers to compare with (natively,
+or printed by the command line).
+
+Under the page's Content-Security-Policy Playwright's ``wait_for_function``
+cannot run, so every wait here is on a selector or a locator.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from pyapp.web.api import handle
+
+BOOT_TIMEOUT_MS = 60_000
+WAIT_MS = 20_000
+STATUS = '[data-testid="status"]'
+READY = f'{STATUS}[data-state="ready"]'
+
+
+# An init script (it runs before the page's own scripts): records the length of
+# every request the page posts to the worker (`window.__spy.posted`) and every
+# start-up stage the worker reports (`window.__spy.stages`), and turns the next
+# answer to a call of purpose `window.__spy.failNext` into the message the worker
+# sends when handle() itself raises, traceback included.
+WORKER_SPY = """(() => {
+  const spy = { posted: [], stages: [], failNext: null, purposes: new Map() };
+  Object.defineProperty(window, "__spy", { value: spy });
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message, ...rest) {
+    if (message?.type === "call") {
+      spy.posted.push(message.request.length);
+      spy.purposes.set(message.id, message.purpose);
+    }
+    return post.call(this, message, ...rest);
+  };
+  const onmessage = Object.getOwnPropertyDescriptor(Worker.prototype, "onmessage");
+  Object.defineProperty(Worker.prototype, "onmessage", {
+    configurable: true,
+    get() { return onmessage.get.call(this); },
+    set(handler) {
+      onmessage.set.call(this, (event) => {
+        const data = event.data;
+        if (data?.type === "stage") spy.stages.push(data.stage);
+        if (data?.type === "result" && spy.failNext === spy.purposes.get(data.id)) {
+          spy.failNext = null;
+          const message = "Traceback (most recent call last):\\n" +
+            '  File "/lib/python3.14/site-packages/pyapp/web/api.py", line 9, in handle\\n' +
+            "ZeroDivisionError: division by zero";
+          return handler({ data: { type: "error", id: data.id, message } });
+        }
+        return handler(event);
+      });
+    },
+  });
+})();"""
+
+
+def wait_until_ready(page: Any, timeout_ms: int = BOOT_TIMEOUT_MS) -> None:
+    """Waits until start-up ends; fails, saying why, if it ended in an error."""
+    page.wait_for_selector(f'{READY}, {STATUS}[data-state="error"]', timeout=timeout_ms)
+    status = page.locator(STATUS)
+    # Once ready, the first computation may already have turned it to "busy".
+    if status.get_attribute("data-state") == "error":
+        pytest.fail(f"the engine failed to start: {status.inner_text()}")
+
+
+def open_ready(page: Any, url: str) -> Any:
+    """Navigates to ``url`` and waits until the engine is ready."""
+    page.goto(url)
+    wait_until_ready(page)
+    return page
+
+
+def configure(
+    page: Any,
+    *,
+    text: str | None = None,
+    unit: str | None = None,
+    encoding: str | None = None,
+    percent: bool | None = None,
+    size: str | int | None = None,
+    overlap: str | int | None = None,
+    tpu: str | None = None,
+    price: str | None = None,
+) -> None:
+    """Sets the main form's controls the way a person does: click, choose, fill."""
+    if unit is not None:
+        page.get_by_test_id(f"unit-{unit}").check()
+    if encoding is not None:
+        page.get_by_test_id("encoding-select").select_option(encoding)
+    if percent is not None:
+        page.get_by_test_id("overlap-mode-percent" if percent else "overlap-mode-units").check()
+    if size is not None:
+        page.get_by_test_id("size-input").fill(str(size))
+    if overlap is not None:
+        page.get_by_test_id("overlap-input").fill(str(overlap))
+    if tpu is not None:
+        page.get_by_test_id("tokens-per-unit-input").fill(tpu)
+    if price is not None:
+        page.get_by_test_id("price-input").fill(price)
+    if text is not None:
+        page.get_by_test_id("text-input").fill(text)
+
+
+def put_text(page: Any, text: str) -> None:
+    """Puts a long text in the text box at once (Playwright's fill types a long
+    text far slower than a person pastes it): sets the value, fires ``input``."""
+    page.get_by_test_id("text-input").evaluate(
+        "(el, text) => { el.value = text; el.dispatchEvent(new Event('input', {bubbles: true})); }",
+        text,
+    )
+
+
+def expect_figure(scope: Any, testid: str, text: Any, value: str | None = None) -> None:
+    """A figure shows ``text`` (a string or a pattern) and, when ``value`` is given,
+    carries the engine's unrounded value in ``data-value``."""
+    locator = scope.get_by_test_id(testid)
+    if value is not None:
+        expect(locator).to_have_attribute("data-value", value, timeout=WAIT_MS)
+    expect(locator).to_have_text(text, timeout=WAIT_MS)
+
+
+def error_slot(scope: Any, field: str) -> Any:
+    """The inline message slot for ``field`` (``size``, ``sizing.dim``, ...)."""
+    return scope.locator(f'[data-testid="error"][data-field="{field}"]')
+
+
+def native(op: str, **request: Any) -> dict[str, Any]:
+    """The engine's answer, computed natively: what the page must show."""
+    response = json.loads(handle(json.dumps({"op": op, **request})))
+    assert response["ok"], response
+    result: dict[str, Any] = response["result"]
+    return result
+
+
+def cli_chunk(text: str, *flags: str) -> bytes:
+    """What ``python -m pyapp chunk -`` prints for ``text`` with ``flags``, byte for byte."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pyapp", "chunk", "-", *flags],
+        input=text.encode(),
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    return done.stdout
+
+
+def js_number(value: float) -> str:
+    """How the page writes a number into data-value (JavaScript's String(n))."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return json.dumps(value)

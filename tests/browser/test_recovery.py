@@ -1,0 +1,152 @@
+"""The page recovers and refuses early, in real headless Chromium.
+
+- After the engine fails on a call, the status follows the latest call: a later
+  answer clears "Error", and a traceback is never shown (it goes to the console).
+- A paste over the byte limit is refused in the page, inline, before the text box
+  holds it and before anything of it crosses to the worker.
+- The background warm-up of the tokenizer runs in slices: an edit made while it
+  runs is answered between two of them, not after the whole warm-up.
+
+Each is checked by what happened (messages, entries, the DOM), never by a clock.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from helpers import (
+    BOOT_TIMEOUT_MS,
+    WORKER_SPY,
+    configure,
+    error_slot,
+    expect_figure,
+    native,
+    open_ready,
+)
+from playwright.sync_api import expect
+
+TEN_WORDS = "one two three four five six seven eight nine ten"
+
+
+def status_of(page: Any) -> Any:
+    return page.get_by_test_id("status")
+
+
+# ---- the status follows the latest call -------------------------------------------
+
+
+def test_after_an_engine_failure_the_next_answer_clears_the_error_and_no_traceback_shows(
+    page: Any, site_url: str, session: Any
+) -> None:
+    page.add_init_script(WORKER_SPY)
+    open_ready(page, site_url)
+    configure(page, text=TEN_WORDS, unit="word", size=4, overlap=1)
+    expect_figure(page, "summary-chunks", "3", "3")
+    # The sweep this result starts has answered too: the failure below is the latest call.
+    current = '.sweep-point[data-current="true"][data-size="4"]'
+    expect(page.locator(current).first).to_be_attached()
+    status = status_of(page)
+    expect(status).to_have_attribute("data-state", "ready")
+
+    page.evaluate("() => { window.__spy.failNext = 'view'; }")
+    configure(page, size=5)
+    expect(status).to_have_attribute("data-state", "error")
+    shown = status.locator(".status-text").inner_text()
+    assert "Traceback" not in shown and "ZeroDivisionError" not in shown, shown
+    assert "\n" not in shown.strip() and "console" in shown, shown
+    assert any("ZeroDivisionError" in line for line in session.console), session.console
+    expect_figure(page, "summary-chunks", "3", "3")  # the last good result stays
+
+    configure(page, size=6)
+    chunks = native("chunk", text=TEN_WORDS, unit="word", size=6, overlap=1)["summary"]["chunks"]
+    expect_figure(page, "summary-chunks", str(chunks), str(chunks))
+    expect(status).to_have_attribute("data-state", "ready")
+    expect(status).to_have_text(re.compile("Ready"))
+
+
+# ---- a paste over the limit never reaches the text box or the worker ------------------
+
+PASTE = """(length) => {
+  const box = document.querySelector('[data-testid="text-input"]');
+  box.focus();
+  box.select();
+  const data = new DataTransfer();
+  data.setData("text/plain", "x".repeat(length));
+  const init = { clipboardData: data, bubbles: true, cancelable: true };
+  const paste = new ClipboardEvent("paste", init);
+  box.dispatchEvent(paste);
+  return paste.defaultPrevented;
+}"""
+
+
+def test_a_20_mb_paste_is_refused_inline_and_nothing_of_it_reaches_the_worker(
+    page: Any, site_url: str
+) -> None:
+    page.add_init_script(WORKER_SPY)
+    open_ready(page, site_url)
+    configure(page, text=TEN_WORDS, unit="word", size=4, overlap=1)
+    expect_figure(page, "summary-chunks", "3", "3")
+    before = page.get_by_test_id("text-input").input_value()
+
+    # The paste a browser dispatches; cancelling it is what keeps the text out.
+    assert page.evaluate(PASTE, 20_000_000) is True
+    error = error_slot(page, "text")
+    expect(error).to_be_visible()
+    expect(error).to_contain_text("not put in")
+    expect(error).to_contain_text("20,000,000 bytes or more")
+    expect(error).to_contain_text("1,000,000-byte limit")
+    expect(error).to_contain_text("previous text is kept")
+    assert page.get_by_test_id("text-input").input_value() == before
+    expect_figure(page, "summary-chunks", "3", "3")
+    expect(page.get_by_test_id("stale-note")).to_be_hidden()  # the result is still current
+    assert max(page.evaluate("() => window.__spy.posted")) < 10_000
+
+    # The next edit is computed as usual and clears the message.
+    configure(page, size=5)
+    expect(error).to_be_hidden()
+    # A paste under the limit goes in.
+    assert page.evaluate(PASTE, 1_000) is False
+
+
+# ---- the warm-up gives way to edits --------------------------------------------------------
+
+WARM_ENTRIES = """() => ({
+  begun: performance.getEntriesByName("engine:warm:begin").length > 0,
+  slices: performance.getEntriesByName("engine:warm:step")
+    .map((e) => [e.startTime, e.startTime + e.duration]),
+  done: performance.getEntriesByName("engine:warm").map((e) => e.startTime + e.duration),
+  view: performance.getEntriesByName("engine:handle:view")
+    .map((e) => [e.startTime, e.startTime + e.duration]),
+})"""
+
+
+def warm_entries(page: Any, until: str) -> dict[str, Any]:
+    """The worker's warm-up entries, once ``until`` ("begun" or "done") holds."""
+    waited = 0
+    while True:
+        entries: dict[str, Any] = page.workers[0].evaluate(WARM_ENTRIES)
+        if entries[until]:
+            return entries
+        assert waited < BOOT_TIMEOUT_MS, f"the warm-up never {until}: {entries}"
+        page.wait_for_timeout(20)
+        waited += 20
+
+
+def test_an_edit_during_the_warm_up_is_answered_between_its_slices(app: Any) -> None:
+    configure(app, text=TEN_WORDS, unit="word", size=4, overlap=1)
+    expect_figure(app, "summary-chunks", "3", "3")
+    warm_entries(app, "begun")  # a second after the last answer
+    configure(app, size=3)
+    chunks = native("chunk", text=TEN_WORDS, unit="word", size=3, overlap=1)["summary"]["chunks"]
+    expect_figure(app, "summary-chunks", str(chunks), str(chunks))
+
+    entries = warm_entries(app, "done")
+    view_began, view_ended = entries["view"][-1]
+    # The edit was answered while the warm-up still had slices to run...
+    assert view_ended < entries["done"][0]
+    after = [s for s in entries["slices"] if s[0] >= view_ended]
+    before = [s for s in entries["slices"] if s[1] <= view_began]
+    assert before and after, entries
+    # ...and between two of them: no slice ran while it was computed.
+    assert len(before) + len(after) == len(entries["slices"]), entries
