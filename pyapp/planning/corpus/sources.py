@@ -227,7 +227,8 @@ class _Lister:
             return
         self.seen_files[key] = shown
         kind, gz = found
-        self.files.append(Piece(kind, path, shown, info.st_size, gz=gz))
+        # Read by its absolute path: a cluster's workers may run in another folder.
+        self.files.append(Piece(kind, os.path.abspath(path), shown, info.st_size, gz=gz))
 
     def entries(self, folder: str, folder_shown: str) -> Iterator[os.DirEntry[str]]:
         """A folder's entries, sorted by name (none if it cannot be listed)."""
