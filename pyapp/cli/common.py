@@ -55,7 +55,7 @@ def add_chunking_flags(
         "--overlap",
         default=overlap,
         metavar="N|P%",
-        help=f"overlap in units, or a percent of --size ({overlap})",
+        help=f"overlap in units, or a percent of --size ({overlap.replace('%', '%%')})",
     )
     parser.add_argument(
         "--encoding",

@@ -1,15 +1,24 @@
-"""``python -m pyapp corpus PATH... [--unit U] [--size C] [--overlap O]``: count a corpus."""
+"""``python -m pyapp corpus PATH... [--engine local|dask] [--report FILE]``: count a corpus.
+
+Prints the ``pyapp.corpus/2`` JSON; ``--report`` also writes a self-contained
+HTML page of the same figures. SIGTERM and SIGHUP stop the run (its workers or
+cluster included) and exit ``128 + the signal``; Ctrl-C exits 130.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
 from typing import Any
 
 from ..errors import InputError
-from .common import add_chunking_flags, params_from_args, write_json
+from .common import add_chunking_flags, params_from_args, shown_path, write_json
 
 __all__ = ["add_parser", "run"]
+
+SCHEDULER_ENV = "DASK_SCHEDULER_ADDRESS"
 
 
 def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -18,14 +27,48 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="chunk every document of a corpus exactly and print the totals",
         description=(
             "Count every document under PATH (files, folders of .txt/.md, .jsonl with a"
-            ' "text" field per line) and print the pyapp.corpus/1 JSON. Unreadable files'
-            " and lines are listed under errors; the rest still counts."
+            ' "text" field per line, .parquet with a "text" column, and their .gz forms;'
+            " local paths or fsspec URLs) and print the pyapp.corpus/2 JSON. Unreadable"
+            " files and lines are listed under errors; the rest still counts."
         ),
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="files, folders or URLs")
     add_chunking_flags(parser, unit="token", size="512", overlap="15%")
     parser.add_argument(
-        "--workers", type=int, default=None, metavar="N", help="worker processes (every core)"
+        "--engine",
+        choices=("local", "dask"),
+        default="local",
+        help="local: worker processes on this machine (default); dask: a Dask cluster",
+    )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help=f"with --engine dask: the cluster's scheduler (default: ${SCHEDULER_ENV},"
+        " else a local cluster)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes, on this machine or in the local Dask cluster (every core;"
+        " at most twice the cores)",
+    )
+    parser.add_argument(
+        "--text-column",
+        default="text",
+        metavar="NAME",
+        help="the text field of a JSONL record or column of a Parquet file (text)",
+    )
+    parser.add_argument(
+        "--id-column",
+        default=None,
+        metavar="NAME",
+        help="the id field or column, shown for the largest documents (none)",
+    )
+    parser.add_argument(
+        "--report", default=None, metavar="FILE", help="also write an HTML report to FILE"
     )
     parser.add_argument(
         "--no-progress", action="store_true", help="never show the progress bar on stderr"
@@ -33,30 +76,79 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.set_defaults(run=run)
 
 
+def _check_report_path(path: str) -> None:
+    """Refuses at once a report path that could not be written after a long run."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path) or not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise InputError(
+            "report",
+            f"cannot write the report to {shown_path(path)}: name a file in a folder that"
+            " exists and can be written",
+        )
+
+
+def _write_report(path: str, html: str) -> None:
+    """Writes the whole page, or nothing: a temporary file renamed into place."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, temporary = tempfile.mkstemp(prefix=".corpus-report-", suffix=".html", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(html)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
 def run(args: argparse.Namespace) -> int:
-    from ..planning.corpus import count_corpus
+    from ..planning.corpus import Stopped, count_corpus
 
     params = params_from_args(args, caps=False)
-    if args.workers is not None and args.workers < 1:
-        raise InputError("workers", f"--workers must be at least 1, got {args.workers}")
-    totals = count_corpus(
-        args.paths, params, workers=args.workers, progress=False if args.no_progress else None
-    )
+    scheduler = args.scheduler
+    if scheduler is None and args.engine == "dask":
+        scheduler = os.environ.get(SCHEDULER_ENV) or None
+    if args.report is not None:
+        _check_report_path(args.report)
+    try:
+        result = count_corpus(
+            args.paths,
+            params,
+            engine=args.engine,
+            workers=args.workers,
+            scheduler=scheduler,
+            text_field=args.text_column,
+            id_field=args.id_column,
+            progress=False if args.no_progress else None,
+        )
+    except Stopped as stopped:
+        return 128 + stopped.signum
+    totals = result.totals
     if totals.documents == 0:
-        if totals.errors:
-            path, line, reason = totals.errors[0]
-            where = path if line is None else f"{path} line {line}"
+        doc = result.to_json()
+        if doc["errors"]:
+            first = doc["errors"][0]
+            where = first["path"]
+            if first["line"] is not None:
+                where += f" line {first['line']}"
+            elif first["row"] is not None:
+                where += f" row {first['row']}"
             more = totals.errors_total - 1
             also = f" (and {more} more)" if more else ""
             raise InputError(
-                "paths", f"nothing could be counted: {where}: {reason}{also}: check the paths"
+                "paths",
+                f"nothing could be counted: {where}: {first['reason']}{also}: check the paths",
             )
         raise InputError(
             "paths",
-            "no documents found (.txt or .md files, or JSONL lines with a text field):"
-            " check the paths",
+            "no documents found (.txt or .md files, JSONL lines or Parquet rows with a"
+            f" {args.text_column!r} field): check the paths",
         )
-    write_json(totals.to_json(params))
+    doc = result.to_json()
+    if args.report is not None:
+        from ..planning.corpus.report import render
+
+        _write_report(args.report, render(doc))
+    write_json(doc)
     if totals.errors_total:
         print(
             f"python -m pyapp corpus: {totals.errors_total} file(s) or line(s) not counted:"

@@ -1,0 +1,162 @@
+"""The ``dask`` engine: the same parts and the same :func:`~.readers.count_part`,
+run on a Dask cluster.
+
+* ``scheduler`` (``--scheduler`` or ``DASK_SCHEDULER_ADDRESS``): an existing
+  cluster, e.g. ``tcp://10.0.0.5:8786``. Its workers need pyapp (with the ``dask``
+  extra) installed, and must see the paths: use a shared file system or URLs
+  (``s3://``, ``gs://``, ...) they can read.
+* otherwise a ``LocalCluster`` of ``workers`` processes with one thread each
+  (the tokenizer holds the GIL between calls), started for this run and closed
+  after it, whatever happens (Ctrl-C and SIGTERM included).
+
+One task per part: each worker reads its part where it runs and returns the
+part's accumulator; no document row ever crosses the network, and nothing is
+shuffled. The accumulators (a few kilobytes each) are merged on the client as
+they finish, which also drives the progress bar.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack
+from types import TracebackType
+from typing import Any, Final
+
+from ...errors import InputError
+from .accumulator import Accumulator, Settings
+from .counting import warm
+from .readers import count_part
+from .signals import signals_held
+from .sources import Part
+
+__all__ = ["DASK_INSTALL", "DaskCluster", "dask_available"]
+
+DASK_INSTALL: Final = "pip install 'pyapp[dask]'"
+#: Seconds to wait for a scheduler to answer before saying it cannot be reached.
+CONNECT_SECONDS: Final = 10
+
+_LOGGERS: Final = ("distributed", "tornado", "asyncio")
+
+
+def dask_available() -> bool:
+    """Whether ``distributed`` can be imported."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class DaskCluster:
+    """``with DaskCluster(settings, scheduler=None, workers=2) as c:``, then
+    ``for acc in c.map(parts): ...``"""
+
+    name = "dask"
+
+    def __init__(self, settings: Settings, *, scheduler: str | None, workers: int) -> None:
+        self.settings = settings
+        self.scheduler = scheduler
+        self.workers = workers
+        self._stack = ExitStack()
+        self._client: Any = None
+        self._futures: list[Any] = []
+
+    def __enter__(self) -> DaskCluster:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise InputError(
+                "engine", f"--engine dask needs Dask, which is not installed: {DASK_INSTALL}"
+            ) from None
+        try:
+            with signals_held():
+                self._start(Client, LocalCluster)
+        except BaseException:
+            self._stack.close()
+            raise
+        return self
+
+    def _start(self, client_class: Any, cluster_class: Any) -> None:
+        stack = self._stack
+        # The cluster's own log lines and advice ("Sending large graph...") would drown
+        # the output: the command speaks in one line, or not at all.
+        for name in _LOGGERS:
+            logger = logging.getLogger(name)
+            stack.callback(logger.setLevel, logger.level)
+            logger.setLevel(logging.CRITICAL)
+        stack.enter_context(warnings.catch_warnings())
+        warnings.filterwarnings("ignore", category=UserWarning, module=r"distributed(\.|$)")
+        if self.scheduler is not None:
+            try:
+                client = client_class(self.scheduler, timeout=CONNECT_SECONDS, set_as_default=False)
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise InputError(
+                    "scheduler",
+                    f"cannot reach the Dask scheduler at {self.scheduler!r} ({exc}):"
+                    " check --scheduler or DASK_SCHEDULER_ADDRESS",
+                ) from None
+            self._client = stack.enter_context(client)
+        else:
+            self._client = stack.enter_context(
+                client_class(self._local_cluster(cluster_class), set_as_default=False)
+            )
+        self._warm()
+
+    def _local_cluster(self, cluster_class: Any) -> Any:
+        # The scheduler's HTTP server (metrics, health) takes a free port, never a fixed
+        # one that another cluster may hold; no dashboard.
+        return self._stack.enter_context(
+            cluster_class(
+                n_workers=self.workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+                scheduler_kwargs={"dashboard": False},
+                silence_logs=logging.CRITICAL,
+            )
+        )
+
+    def _warm(self) -> None:
+        """Every worker builds its counter (the tokenizer) now, as part of start-up,
+        and a cluster whose workers cannot run pyapp says so at once."""
+        unit, encoding = self.settings.unit, self.settings.encoding
+        try:
+            self._client.run(warm, unit, encoding)
+        except Exception as exc:  # the worker's own error, sent back
+            raise InputError(
+                "scheduler",
+                f"the cluster's workers cannot count ({type(exc).__name__}: {exc}): install"
+                f" pyapp on them ({DASK_INSTALL})",
+            ) from None
+
+    def slots(self) -> int:
+        """Worker threads in the cluster (parts are sized to give each several)."""
+        threads = sum(self._client.nthreads().values())
+        return max(1, int(threads)) if threads else self.workers
+
+    def map(self, parts: Sequence[Part]) -> Iterator[Accumulator]:
+        """Each part's accumulator, in the order they finish."""
+        from distributed import as_completed
+
+        client = self._client
+        self._futures = client.map(count_part, list(parts), settings=self.settings, pure=False)
+        for future in as_completed(self._futures, loop=client.loop):
+            result: Accumulator = future.result()
+            future.release()
+            yield result
+        self._futures = []
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        try:
+            if self._futures and self._client is not None:
+                self._client.cancel(self._futures)  # a remote cluster stops the run's tasks
+        finally:
+            self._futures = []
+            self._stack.close()

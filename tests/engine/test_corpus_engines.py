@@ -1,0 +1,189 @@
+"""The local pool and Dask give the same JSON to the byte (timing aside), on folders,
+JSONL, Parquet, gzip, ``file://`` and ``memory://``, bad records included; Dask runs
+in this process (``LocalCluster(processes=False)``), so the tests stay fast."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from distributed import LocalCluster
+
+from pyapp.core.params import parse_params
+from pyapp.planning.corpus import count_corpus
+from pyapp.planning.corpus import counting as counting_module
+
+PARAMS = parse_params(unit="token", size=8, overlap=2)
+
+TEXTS = [
+    "The first record, short.",
+    "A longer record " + "that keeps going with more words " * 12,
+    "\ufeffA record that starts with a byte-order mark.",
+    "",
+    "Zwölf Wörter 🦜 und 日本語, then some more plain English to tokenize.",
+    *(f"Record number {n}: " + "lorem ipsum dolor sit amet " * (n % 7) for n in range(20)),
+]
+
+
+def jsonl_lines() -> list[bytes]:
+    lines = [json.dumps({"text": t, "id": f"r{i}"}).encode() for i, t in enumerate(TEXTS)]
+    lines[3:3] = [b"not json", b'{"id": "no text"}', b'{"text": "\\ud800 lone"}', b"", b"\xff\xfe"]
+    return lines
+
+
+#: The Parquet file's rows: the same texts, with a null as row 5.
+ROWS: list[str | None] = [*TEXTS[:5], None, *TEXTS[5:]]
+
+
+def write_parquet(path: Path) -> None:
+    table = pa.table({"body": ROWS, "doc_id": list(range(len(ROWS)))})
+    pq.write_table(table, path, row_group_size=4)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("corpus")
+    (root / "folder" / "sub").mkdir(parents=True)
+    (root / "folder" / "a.txt").write_text(TEXTS[1], encoding="utf-8")
+    (root / "folder" / "sub" / "b.md").write_text(TEXTS[4], encoding="utf-8")
+    (root / "folder" / "sub" / "c.txt.gz").write_bytes(gzip.compress(TEXTS[2].encode()))
+    (root / "folder" / "empty.txt").write_bytes(b"")
+    (root / "folder" / "bad.txt").write_bytes(b"caf\xe9")
+    (root / "records.jsonl").write_bytes(b"\xef\xbb\xbf" + b"\n".join(jsonl_lines()) + b"\n")
+    write_parquet(root / "records.parquet")
+    return root
+
+
+@pytest.fixture(scope="module")
+def memory_corpus(files: Path) -> Iterator[str]:
+    import fsspec
+
+    fs = fsspec.filesystem("memory")
+    for path in sorted((files / "folder").rglob("*")):
+        if path.is_file():
+            fs.pipe(f"/pyapp-test/{path.relative_to(files)}", path.read_bytes())
+    fs.pipe("/pyapp-test/records.jsonl", (files / "records.jsonl").read_bytes())
+    fs.pipe("/pyapp-test/records.parquet", (files / "records.parquet").read_bytes())
+    yield "memory://pyapp-test"
+    fs.rm("/pyapp-test", recursive=True)
+
+
+@pytest.fixture(scope="module")
+def scheduler() -> Iterator[str]:
+    with LocalCluster(
+        processes=False,
+        n_workers=1,
+        threads_per_worker=2,
+        dashboard_address=":0",
+        scheduler_kwargs={"dashboard": False},
+    ) as cluster:
+        yield cluster.scheduler_address
+
+
+def as_bytes(doc: dict[str, Any]) -> bytes:
+    return json.dumps(doc, ensure_ascii=False, indent=2).encode()
+
+
+def inputs(name: str, files: Path, memory: str) -> tuple[list[str], dict[str, Any]]:
+    parquet = {"text_field": "body", "id_field": "doc_id"}
+    return {
+        "folder": ([str(files / "folder")], {}),
+        "jsonl": ([str(files / "records.jsonl")], {"id_field": "id"}),
+        "parquet": ([str(files / "records.parquet")], parquet),
+        "file-url": ([f"file://{files / 'folder'}", f"file://{files / 'records.jsonl'}"], {}),
+        "memory": ([memory], {}),
+    }[name]
+
+
+@pytest.mark.parametrize("name", ["folder", "jsonl", "parquet", "file-url", "memory"])
+def test_dask_and_the_local_pool_print_the_same_json_to_the_byte(
+    name: str, files: Path, memory_corpus: str, scheduler: str
+) -> None:
+    paths, options = inputs(name, files, memory_corpus)
+    # Small parts, so files are split and parts finish in any order.
+    small = {"part_bytes": 200, **options}
+    # memory:// lives in this process only: its local run counts here too.
+    workers = 1 if name == "memory" else 2
+    local = count_corpus(paths, PARAMS, workers=workers, **small).to_json(timing=False)
+    dask = count_corpus(paths, PARAMS, engine="dask", scheduler=scheduler, **small)
+    whole = count_corpus(paths, PARAMS, workers=1, **options).to_json(timing=False)
+    assert as_bytes(dask.to_json(timing=False)) == as_bytes(local) == as_bytes(whole)
+    assert local["documents"] > 0 and local["errors_total"] + local["documents"] > 1
+    assert dask.engine == "dask" and set(dask.timing) >= {"startup_seconds", "count_seconds"}
+
+
+def test_jsonl_split_between_workers_keeps_the_files_line_numbers(
+    files: Path, scheduler: str
+) -> None:
+    doc = count_corpus(
+        [str(files / "records.jsonl")], PARAMS, engine="dask", scheduler=scheduler, part_bytes=64
+    ).to_json()
+    lines = jsonl_lines()
+    assert [(e["line"], e["reason"][:14]) for e in doc["errors"]] == [
+        (4, "not JSON (Expe"),
+        (5, "no string fiel"),
+        (6, "text has an un"),
+        (8, "not UTF-8 (byt"),
+    ]
+    assert lines[3] == b"not json"  # line 4 of the file
+    assert doc["documents"] == len(TEXTS)
+    assert doc["boms_removed"] == 2  # the file's, and the record that starts with one
+
+
+def test_parquet_counts_what_the_same_records_count_as_jsonl(files: Path, tmp_path: Path) -> None:
+    good = [json.dumps({"body": t, "doc_id": i}) for i, t in enumerate(ROWS) if t is not None]
+    (tmp_path / "same.jsonl").write_text("\n".join(good) + "\n", encoding="utf-8")
+    options: dict[str, Any] = {"text_field": "body", "id_field": "doc_id", "workers": 1}
+    from_jsonl = count_corpus([str(tmp_path / "same.jsonl")], PARAMS, **options).to_json()
+    from_parquet = count_corpus([str(files / "records.parquet")], PARAMS, **options).to_json()
+    for key in ("documents", "units", "chunks", "processed_units", "chunks_per_document",
+                "units_per_document", "boms_removed"):  # fmt: skip
+        assert from_parquet[key] == from_jsonl[key], key
+    assert [(e["id"], e["units"]) for e in from_parquet["largest_documents"]] == [
+        (e["id"], e["units"]) for e in from_jsonl["largest_documents"]
+    ]
+    assert from_parquet["errors"] == [
+        {"path": str(files / "records.parquet"), "line": None, "row": 5, "reason": "body is null"}
+    ]
+
+
+def test_a_parquet_file_without_the_text_column_names_its_columns_and_the_flag(
+    files: Path,
+) -> None:
+    doc = count_corpus([str(files / "records.parquet")], PARAMS, workers=1).to_json()
+    assert doc["documents"] == 0
+    assert doc["errors"][0]["reason"] == (
+        "no column 'text' (it has: body, doc_id): name the right one with --text-column"
+    )
+    numbers = count_corpus(
+        [str(files / "records.parquet")], PARAMS, workers=1, text_field="doc_id"
+    ).to_json()
+    assert numbers["errors"][0]["reason"] == (
+        "column 'doc_id' holds int64, not text: name the text column with --text-column"
+    )
+
+
+def test_the_tokenizer_is_built_once_per_worker_not_per_document(
+    files: Path, scheduler: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built: list[str] = []
+    real = counting_module._token_counter
+
+    def spy(encoding: str) -> Any:
+        built.append(encoding)
+        return real(encoding)
+
+    monkeypatch.setattr(counting_module, "_token_counter", spy)
+    monkeypatch.setattr(counting_module, "_built", {})
+    paths = [str(files / "folder"), str(files / "records.jsonl")]
+    local = count_corpus(paths, PARAMS, workers=1, part_bytes=100)
+    assert local.totals.documents > 20 and built == ["o200k_base"]
+    dask = count_corpus(paths, PARAMS, engine="dask", scheduler=scheduler, part_bytes=100)
+    # The in-process cluster's worker shares this process, so it built nothing more.
+    assert dask.totals.documents == local.totals.documents and built == ["o200k_base"]
