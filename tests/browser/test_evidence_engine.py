@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from page_helpers import native
+from helpers import native
 
 pytestmark = pytest.mark.browser
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from page_helpers import open_ready
+from helpers import open_ready
 
 import build
 
