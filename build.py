@@ -155,6 +155,9 @@ SOURCE_DATE_EPOCH = "315532800"  # 1980-01-01, the earliest date a zip can hold
 SITE_LOCK = "site-lock.json"
 SITE_FILES = ("index.html",)
 SNAPSHOT_SCRIPT = "scripts/make_snapshot.mjs"
+#: Pyodide 314.0.7 restores a snapshot into a fixed 30 MiB wasm memory (a larger one
+#: fails with "offset is out of bounds"), plus the snapshot's small header.
+SNAPSHOT_MAX_BYTES = 30 * 1024 * 1024 + 4096
 SNAPSHOT_FILE = "snapshot/pyodide.snapshot.gz"
 SNAPSHOT_MANIFEST = "snapshot/snapshot.json"
 SERVICE_WORKER = "sw.js"  # the template at the repository root; dist/sw.js is generated
@@ -693,6 +696,12 @@ def make_snapshot(files: dict[str, Path]) -> dict[str, Any]:
             "bytes": raw.stat().st_size,
             "made_by": json.loads(report.strip().splitlines()[-1]),
         }
+        if manifest["bytes"] > SNAPSHOT_MAX_BYTES:
+            raise StepFailed(
+                f"the memory snapshot is {manifest['bytes']:,} bytes, more than the"
+                f" {SNAPSHOT_MAX_BYTES:,} a restore can hold (every boot would fall back to a"
+                f" plain one): import less in {SNAPSHOT_SCRIPT}"
+            )
         (staging / manifest_path.name).write_text(json.dumps(manifest, indent=1) + "\n")
         raw.unlink()
         shutil.rmtree(staging / "packages")
