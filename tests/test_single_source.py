@@ -79,3 +79,12 @@ def test_build_writes_the_facts_module_from_the_engines_definitions(tmp_path: Pa
     )
     body = done.stdout.split("Object.freeze(", 1)[1].rsplit(");", 1)[0]
     assert json.loads(body) == json.loads(json.dumps(facts.page_facts()))
+
+
+def test_the_readme_states_every_field_range_the_engine_enforces() -> None:
+    """The README's limits table says each range as pyapp/facts.py defines it."""
+    readme = (ROOT / "README.md").read_text("utf-8")
+    table = readme.split("## Limits, and what the tools refuse", 1)[1].split("\n## ", 1)[0]
+    for name, bound in facts.BOUNDS.items():
+        low, high = facts.grouped(bound.low), facts.grouped(bound.high)
+        assert f"{'above' if bound.low_open else 'from'} {low} to {high}" in table, name
