@@ -11,3 +11,8 @@ settings.register_profile(
     "engine", max_examples=int(os.environ.get("HYPOTHESIS_MAX_EXAMPLES", "150")), deadline=None
 )
 settings.load_profile("engine")
+
+# --doctest-modules would import each conftest.py a second time as a plain
+# module named "conftest", and the second one collides with the first. They
+# hold no doctests; pytest still loads them as conftests.
+collect_ignore = ["conftest.py", "browser/conftest.py"]
