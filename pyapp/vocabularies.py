@@ -29,7 +29,14 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-__all__ = ["BUNDLED_RANKS", "DATA_DIR", "SITE_PACKAGE_PREFIX", "VOCABULARIES", "LicenceFile", "Vocabulary"]
+__all__ = [
+    "BUNDLED_RANKS",
+    "DATA_DIR",
+    "SITE_PACKAGE_PREFIX",
+    "VOCABULARIES",
+    "LicenceFile",
+    "Vocabulary",
+]
 
 #: Where the files go, inside the ``pyapp`` package.
 DATA_DIR: Final = "_vocab"
