@@ -431,10 +431,10 @@ function replaceText(text) {
   schedule(0);
 }
 
-ui.clearText.addEventListener("click", async () => {
+ui.clearText.addEventListener("click", () => {
   replaceText("");
   ui.text.focus();
-  await textStore.clear();
+  textStore.clear();
 });
 
 mountFileOpen({
@@ -482,20 +482,14 @@ ui.chunksPanel.dataset.cutMarks = settings.cm ? "on" : "off";
 if (settings.model) tools.usePreset(presetForTools(settings.model));
 saveHash();
 
-/**
- * The text kept from the last visit (or an empty box after Clear; the sample on a
- * first visit). What was typed before it came back is not overwritten.
- */
-const restored = textStore.load().then((kept) => {
-  if (ui.text.value !== "") return;
-  if (kept?.text !== undefined) ui.text.value = kept.text;
-  else if (!kept?.emptied) ui.text.value = SAMPLE_TEXT;
-});
+// The text kept from the last visit (an empty box after Clear; the sample on a first visit).
+const kept = textStore.load();
+if (kept?.text !== undefined) ui.text.value = kept.text;
+else if (!kept?.emptied) ui.text.value = SAMPLE_TEXT;
 
 engine.listen({
   onStage: ({ stage, detail }) => status.stage(stage, detail),
-  onReady: async () => {
-    await restored;
+  onReady: () => {
     ready = true;
     status.stage("ready", "");
     schedule(0);
