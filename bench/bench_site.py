@@ -36,8 +36,13 @@ E1. the first switch to it (a fresh page, its o200k_base result on screen): choo
     screen, the wheel fetched and installed, the vocabulary read and the text encoded;
     with how long the fetch-and-install and the read took in the worker, and the
     longest main-thread task meanwhile (the page stays responsive);
-E2. a later recompute: a size edit -> the new summary and cards on screen, and when
-    the engine's answer reached the page;
+E2. a later recompute of the same megabyte, as row 4 times o200k_base's later
+    switches: a size edit -> the new summary and cards on screen, and when the
+    engine's answer reached the page (the engine keeps the text's tokens);
+E3. the megabyte edited (its first words replaced, so it is encoded again, the
+    vocabulary loaded) -> the new summary on screen (the page's 150 ms pause for
+    typing included), the time inside the engine's handle() in the worker, where the
+    text is encoded, and the longest main-thread task; o200k_base too, for comparison;
 
 each against that encoding's native reference library encoding the same text in
 this process, in the same run (Hugging Face ``tokenizers`` for WordPiece, tiktoken for
@@ -811,23 +816,27 @@ def main(argv: list[str]) -> int:
 
 
 # ---------------------------------------------------------------- the newer encodings
-# The first switch to each encoding whose vocabulary is a wheel of its own, and a
-# later recompute, against that encoding's native reference library (section E).
+# The first switch to each encoding whose vocabulary is a wheel of its own, later
+# recomputes, and edits of the text, against the native reference libraries (section E).
 
-# Chooses an encoding in the select, or edits the size, and waits for the result on
-# screen, as INTERACT does (the summary shows `chunks`; every card, or the cap notice).
+# Chooses an encoding in the select, edits the size, or replaces the text (as a paste
+# does), and waits for the engine's new answer on screen, as INTERACT does (the summary
+# shows `chunks`; every card, or the cap notice): an edit of the text may not change
+# the chunk count, so the answer must also have come after the edit.
 ENCODING_INTERACT = """async ({ action, value, chunks, capped }) => {
   const q = (s) => document.querySelector(s);
+  const answer = () => performance.getEntriesByName("engine:answer:view").at(-1)?.startTime ?? -1;
+  const began = performance.now();
   const done = () => {
     const figure = q('[data-testid="summary-chunks"]');
     const list = q("#chunk-list");
+    if (answer() < began) return false;
     if (!figure || figure.dataset.value !== String(chunks)) return false;
     if (q('[data-testid="status"]').dataset.state !== "ready") return false;
     if (capped) return !q("#cap-notice").hidden;
     return list.dataset.rendered === "true" && list.children.length === chunks;
   };
-  const began = performance.now();
-  const testid = action === "encoding" ? "encoding-select" : "size-input";
+  const testid = { encoding: "encoding-select", size: "size-input", text: "text-input" }[action];
   const field = q(`[data-testid="${testid}"]`);
   field.value = String(value);
   field.dispatchEvent(new Event(action === "encoding" ? "change" : "input", { bubbles: true }));
@@ -840,9 +849,7 @@ ENCODING_INTERACT = """async ({ action, value, chunks, capped }) => {
   const longest = window.__bench.longtasks
     .filter(([start, duration]) => start + duration > began && start < ended)
     .reduce((max, [, duration]) => Math.max(max, duration), 0);
-  const answer = performance.getEntriesByName("engine:answer:view").at(-1);
-  const answered = answer && answer.startTime >= began ? answer.startTime - began : null;
-  return { ms: ended - began, longest, answered };
+  return { ms: ended - began, longest, answered: answer() - began };
 }"""
 
 # The worker's account of one vocabulary load (engine/worker.js).
@@ -852,19 +859,22 @@ VOCABULARY_ENTRY = """(name) => {
 }"""
 
 NEWER_ENCODINGS = ("bert-base-uncased", "llama3", "qwen2", "tekken")
-ENCODING_SIZES = (1000, 1100)
+ENCODING_SIZE = 1000
 ENCODING_OVERLAP = 50
 #: Fresh pages per encoding for its first switch (each boots the page and encodes the
 #: megabyte twice: it is the slow part of the section).
 FIRST_SWITCHES = 3
 
+Encode = Callable[[str], list[int]]
 
-def reference_encoders() -> dict[str, Callable[[str], list[int]]]:
-    """Each newer encoding's native reference library (the tests' own, same files)."""
+
+def reference_encoders() -> dict[str, Encode]:
+    """The native reference library of o200k_base and of each newer encoding (the
+    tests' own, from the same pinned files)."""
     sys.path.insert(0, str(ROOT / "tests" / "engine"))
     from references import reference
 
-    return {name: reference(name) for name in NEWER_ENCODINGS}
+    return {name: reference(name) for name in ("o200k_base", *NEWER_ENCODINGS)}
 
 
 @contextmanager
@@ -875,11 +885,12 @@ def token_page(browser: Any, base: str, text: str, tokens: int) -> Iterator[Any]
     try:
         context.add_init_script(PROBE)
         page = context.new_page()
-        size = ENCODING_SIZES[0]
-        page.goto(f"{base}#unit=token&size={size}&overlap={ENCODING_OVERLAP}&enc=o200k_base")
+        page.goto(
+            f"{base}#unit=token&size={ENCODING_SIZE}&overlap={ENCODING_OVERLAP}&enc=o200k_base"
+        )
         wait_ready(page)
         page.evaluate(FILL_TEXT, text)
-        chunks, _ = window_count(tokens, size, ENCODING_OVERLAP)
+        chunks, _ = window_count(tokens, ENCODING_SIZE, ENCODING_OVERLAP)
         page.wait_for_selector(
             f'[data-testid="summary-chunks"][data-value="{chunks}"]', timeout=180_000
         )
@@ -889,10 +900,30 @@ def token_page(browser: Any, base: str, text: str, tokens: int) -> Iterator[Any]
         context.close()
 
 
+def interact(page: Any, action: str, value: Any, tokens: int, size: int) -> dict[str, float]:
+    chunks, capped = window_count(tokens, size, ENCODING_OVERLAP)
+    args = {"action": action, "value": value, "chunks": chunks, "capped": capped}
+    got: dict[str, float] = page.evaluate(ENCODING_INTERACT, args)
+    return got
+
+
+def edits(page: Any, run: Run, name: str, text: str, encode: Encode, runs: int) -> None:
+    """E3 on a page in token mode with ``name`` at ENCODING_SIZE: ``runs`` edits of
+    the megabyte, each encoded again: on screen, inside handle(), the longest task."""
+    for k in range(runs):
+        prefix = f"Edit {k}: "  # as many bytes as it replaces
+        edited = prefix + text[len(prefix) :]
+        got = interact(page, "text", edited, len(encode(edited)), ENCODING_SIZE)
+        run.add(f"{name} edit", got["ms"])
+        run.add(f"{name} edit longest", got["longest"])
+        handled = page.workers[0].evaluate(WORKER_ENTRIES)["stages"].get("handle:view")
+        if handled is not None:
+            run.add(f"{name} edit handle", handled)
+
+
 def measure_encodings(runs: int) -> tuple[Run, str]:
     run = Run({}, {})
     text = english(TARGET_BYTES)
-    o200k = len(tokenizers.get_tokenizer("o200k_base", backend="tiktoken").encode(text))
     references = reference_encoders()
     counts: dict[str, int] = {}
     for name, encode in references.items():
@@ -907,11 +938,8 @@ def measure_encodings(runs: int) -> tuple[Run, str]:
     with build.serving_in_background(build.DIST, BenchHandler) as base, chromium() as browser:
         for name in NEWER_ENCODINGS:
             for i in range(FIRST_SWITCHES):
-                with token_page(browser, base, text, o200k) as page:
-                    size = ENCODING_SIZES[0]
-                    chunks, capped = window_count(counts[name], size, ENCODING_OVERLAP)
-                    args = {"action": "encoding", "value": name, "chunks": chunks, "capped": capped}
-                    got = page.evaluate(ENCODING_INTERACT, args)
+                with token_page(browser, base, text, counts["o200k_base"]) as page:
+                    got = interact(page, "encoding", name, counts[name], ENCODING_SIZE)
                     run.add(f"{name} first", got["ms"])
                     run.add(f"{name} first longest", got["longest"])
                     entry = page.workers[0].evaluate(VOCABULARY_ENTRY, name)
@@ -921,15 +949,16 @@ def measure_encodings(runs: int) -> tuple[Run, str]:
                     run.add(f"{name} read", entry["read_ms"])
                     if i < FIRST_SWITCHES - 1:
                         continue
-                    for k in range(runs):  # later recomputes, on the last page
-                        size = ENCODING_SIZES[(k + 1) % 2]
-                        chunks, capped = window_count(counts[name], size, ENCODING_OVERLAP)
-                        args = {"action": "size", "value": size, "chunks": chunks, "capped": capped}
-                        got = page.evaluate(ENCODING_INTERACT, args)
+                    # Later recomputes of the same text, then edits, on the last page.
+                    for k in range(runs):
+                        size = ENCODING_SIZE + 100 * ((k + 1) % 2)
+                        got = interact(page, "size", size, counts[name], size)
                         run.add(f"{name} later", got["ms"])
-                        run.add(f"{name} later longest", got["longest"])
-                        if got["answered"] is not None:
-                            run.add(f"{name} later answered", got["answered"])
+                        run.add(f"{name} later answered", got["answered"])
+                    interact(page, "size", ENCODING_SIZE, counts[name], ENCODING_SIZE)
+                    edits(page, run, name, text, references[name], runs)
+        with token_page(browser, base, text, counts["o200k_base"]) as page:
+            edits(page, run, "o200k_base", text, references["o200k_base"], runs)
         version = browser.version
     return run, version
 
@@ -947,6 +976,13 @@ def encoding_rows(run: Run) -> list[Row]:
                 f"{value / ref:.2f}×", target, verdict)
         )  # fmt: skip
 
+    def longest(name: str) -> None:
+        value = m(name)
+        out.append(
+            Row("", "  longest main-thread task meanwhile", f"{value:,.0f} ms", "50 ms budget",
+                f"{value / 50:.2f}×", "≤ 50 ms", "yes" if value <= 50 else "no")
+        )  # fmt: skip
+
     for name in NEWER_ENCODINGS:
         ref = m(f"{name} reference")
         against("E1", f"{name}: first switch → summary + cards on screen", m(f"{name} first"),
@@ -954,18 +990,22 @@ def encoding_rows(run: Run) -> list[Row]:
         against("", "  of which fetching and installing the vocabulary wheel",
                 m(f"{name} fetch"), ref, "", None)  # fmt: skip
         against("", "  of which reading the vocabulary", m(f"{name} read"), ref, "", None)
-        longest = m(f"{name} first longest")
-        out.append(
-            Row("", "  longest main-thread task meanwhile", f"{longest:,.0f} ms", "50 ms budget",
-                f"{longest / 50:.2f}×", "≤ 50 ms", "yes" if longest <= 50 else "no")
-        )  # fmt: skip
-        key = f"{name} later answered"
-        answered = m(key) if key in run.samples else None
-        met = None if answered is None else answered < 4 * ref
+        longest(f"{name} first longest")
+        answered = m(f"{name} later answered")
+        met = answered < 4 * ref
         against("E2", f"{name}: later recompute (size edit) → on screen", m(f"{name} later"),
                 ref, "< 4× reference + rendering", met)  # fmt: skip
-        if answered is not None:
-            against("", "  of which edit → engine answer on the page", answered, ref, "< 4×", met)
+        against("", "  of which edit → engine answer on the page", answered, ref, "< 4×", met)
+    for name in ("o200k_base", *NEWER_ENCODINGS):
+        ref = m(f"{name} reference")
+        key = f"{name} edit handle"
+        handled = m(key) if key in run.samples else None
+        against("E3", f"{name}: the megabyte edited → on screen (150 ms typing pause included)",
+                m(f"{name} edit"), ref, "–", None)  # fmt: skip
+        if handled is not None:
+            against("", "  of which inside the engine's handle() (the text encoded again)",
+                    handled, ref, "< 4×", handled < 4 * ref)  # fmt: skip
+        longest(f"{name} edit longest")
     return out
 
 
@@ -977,14 +1017,15 @@ def encodings_section(runs: int) -> str:
     return (
         "## Site: the newer encodings in the browser\n\n"
         "Written by `python bench/bench_site.py --section encodings`: one run; first switches"
-        f" on {FIRST_SWITCHES} fresh pages per encoding, {runs} later recomputes, medians;"
+        f" on {FIRST_SWITCHES} fresh pages per encoding, then on the last one {runs} later"
+        f" recomputes of the same text and {runs} edits of it (each encoded again), medians;"
         " ratios against the encoding's native reference library encoding the same text in"
         f" this process, in the same run. Headless Chromium {version}.\n\n"
         f"- Machine: {machine()}; load average {os.getloadavg()[0]:.1f} at the end"
         f" (the machine is shared). Date: {when}. Took {time.monotonic() - began:,.0f} s.\n"
-        f"- Text: {run.notes['text']}. Settings: token mode, size"
-        f" {ENCODING_SIZES[0]}/{ENCODING_SIZES[1]}, overlap {ENCODING_OVERLAP}; each page shows"
-        " its o200k_base result before the switch.\n\n" + table(encoding_rows(run)) + "\n"
+        f"- Text: {run.notes['text']}. Settings: token mode, size {ENCODING_SIZE} (E2: 1000"
+        f" and 1100), overlap {ENCODING_OVERLAP}; each page shows its o200k_base result"
+        " before the switch.\n\n" + table(encoding_rows(run)) + "\n"
     )
 
 

@@ -4,8 +4,8 @@
 // drawn here: the arithmetic is the engine's, the drawing the other view modules'.
 
 import { PURPOSE } from "../engine/protocol.js";
-import { FACTS } from "../facts.js";
 import { measureText } from "../engine/text-limit.js";
+import { FACTS } from "../facts.js";
 import { engine } from "../start.js"; // started before this module graph loaded
 import { FieldErrors } from "../tools/forms.js";
 import { mountTools } from "../tools/tools.js";
@@ -79,7 +79,6 @@ const ui = {
   model: $("#model-select"),
   modelFigures: $("#model-figures"),
   maxTokens: $("#max-tokens-input"),
-  maxTokensHint: $("#max-tokens-hint"),
   maxTokensSetting: $("#max-tokens-setting"),
   tpuSetting: $("#tpu-setting"),
   cutMarks: $("#cut-marks"),
@@ -478,18 +477,23 @@ settings = readHash(location.hash);
 showSettings(ui, settings);
 encodingInfo.show(settings.enc);
 renderModelFigures(ui.modelFigures, settings);
-ui.chunksPanel.dataset.cutMarks = settings.cm ? "on" : "off";
 if (settings.model) tools.usePreset(presetForTools(settings.model));
 saveHash();
 
-// The text kept from the last visit (an empty box after Clear; the sample on a first visit).
-const kept = textStore.load();
-if (kept?.text !== undefined) ui.text.value = kept.text;
-else if (!kept?.emptied) ui.text.value = SAMPLE_TEXT;
+/**
+ * The text kept from the last visit (an empty box after Clear; the sample on a first
+ * visit), before the first computation. What was typed meanwhile is not overwritten.
+ */
+const restored = textStore.load().then((kept) => {
+  if (ui.text.value !== "") return;
+  if (kept?.text !== undefined) ui.text.value = kept.text;
+  else if (!kept?.emptied) ui.text.value = SAMPLE_TEXT;
+});
 
 engine.listen({
   onStage: ({ stage, detail }) => status.stage(stage, detail),
-  onReady: () => {
+  onReady: async () => {
+    await restored;
     ready = true;
     status.stage("ready", "");
     schedule(0);

@@ -81,6 +81,7 @@ export function showSettings(ui, settings) {
   ui.model.value = settings.model;
   ui.maxTokens.value = settings.max;
   ui.cutMarks.checked = settings.cm;
+  ui.chunksPanel.dataset.cutMarks = settings.cm ? "on" : "off"; // style.css hides the marks
   showUnit(ui, settings);
 }
 

@@ -1,97 +1,154 @@
-// text-store.js: the text box's text, kept in this browser (localStorage) so that it
-// is there again after a reload, or after the tab is closed and the page opened
-// again. It never leaves the machine: the storage belongs to this site in this
-// browser, and nothing here sends anything anywhere.
+// text-store.js: the text box's text, kept in this browser so that it is there again
+// after a reload, or after the tab is closed and the page opened again. It never
+// leaves the machine: the storage belongs to this site in this browser, and nothing
+// here sends anything anywhere.
 //
-// localStorage, not IndexedDB: a write is synchronous, so the text written when the
-// page is hidden (a tab closed, a reload) is written whole before the page goes.
-// A text within the engine's byte limit is at most a million UTF-16 units, well
-// within what browsers give a site.
+// Where: IndexedDB, written a short pause after the last edit. Its writes happen off
+// the page's thread (a megabyte written to localStorage instead holds the page for
+// 20 to 50 ms on every pause in typing). When the page is hidden (a tab closed, a
+// reload) with an edit not yet written, that text goes to localStorage at once,
+// since a write begun then may not finish; the next visit takes it from there (it is
+// the newer one) and moves it into IndexedDB.
 //
 //   const store = new TextStore();
-//   store.load();      // {text} kept, {emptied: true} after Clear, or null (first visit)
-//   store.save(text);  // written after a short pause (the last text wins)
-//   store.flush();     // written now (the page is being hidden)
-//   store.clear();     // removes the text; the next visit opens with an empty box
+//   await store.load();  // {text} kept, {emptied: true} after Clear, or null (first visit)
+//   store.save(text);    // written after a short pause (the last text wins)
+//   store.flush();       // the page is being hidden: an unwritten text is kept now
+//   store.clear();       // removes the text; the next visit opens with an empty box
 //
 // A browser that refuses storage (a private window, a full quota, storage switched
 // off) is not an error of the page: `onProblem(message)` says the text will not be
 // kept, and everything else works as before.
 
-const KEY = "rag-chunk-visualizer:text";
-const EMPTIED = "rag-chunk-visualizer:emptied";
+const DB_NAME = "rag-chunk-visualizer";
+const STORE = "text";
+const KEY = "current";
+/** localStorage, for a text the page was hidden before it could write. */
+const PENDING = "rag-chunk-visualizer:unsaved-text";
 const SAVE_DELAY_MS = 300;
 
+function settle(request) {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
 export class TextStore {
-  /** @param {{onProblem?: (message: string) => void, storage?: Storage}} [options] */
-  constructor({ onProblem = () => {}, storage } = {}) {
+  /** @param {{onProblem?: (message: string) => void}} [options] */
+  constructor({ onProblem = () => {} } = {}) {
     this.onProblem = onProblem;
-    try {
-      this.storage = storage ?? window.localStorage;
-    } catch (err) {
-      this.storage = null; // reading localStorage itself can throw when storage is off
-      this.problem(err);
-    }
+    /** @type {Promise<IDBDatabase | null> | null} */
+    this.db = null;
     this.timer = 0;
     this.pending = null; // the text waiting to be written, or null
+    this.reported = false;
   }
 
   problem(err) {
+    if (this.reported) return; // once is enough
+    this.reported = true;
     const why = err?.name === "QuotaExceededError" ? "its storage is full" : err?.message || String(err);
     this.onProblem(`This browser did not let the page keep the text (${why}): it will not be here after a reload.`);
   }
 
-  /** Runs `work` on the storage; false (and a message) when the browser refuses. */
-  attempt(work) {
-    if (this.storage === null) return false;
+  /** The database, opened once; null when this browser refuses it. */
+  open() {
+    this.db ??= (async () => {
+      try {
+        const request = indexedDB.open(DB_NAME, 1);
+        request.onupgradeneeded = () => request.result.createObjectStore(STORE);
+        return await settle(request);
+      } catch (err) {
+        this.problem(err);
+        return null;
+      }
+    })();
+    return this.db;
+  }
+
+  /** Runs `work(store)` in one transaction; its result, or undefined when refused. */
+  async transact(mode, work) {
+    const db = await this.open();
+    if (!db) return undefined;
     try {
-      work(this.storage);
-      return true;
+      const tx = db.transaction(STORE, mode);
+      const done = new Promise((resolve, reject) => {
+        tx.oncomplete = resolve;
+        tx.onerror = () => reject(tx.error);
+        tx.onabort = () => reject(tx.error);
+      });
+      const result = await settle(work(tx.objectStore(STORE)));
+      await done;
+      return result;
     } catch (err) {
       this.problem(err);
-      return false;
+      return undefined;
+    }
+  }
+
+  /** localStorage, or null where reading it throws (storage switched off). */
+  local() {
+    try {
+      return window.localStorage;
+    } catch {
+      return null;
     }
   }
 
   /** What was kept: `{text}`, `{emptied: true}` (cleared), or null (nothing yet). */
-  load() {
-    let kept = null;
-    this.attempt((storage) => {
-      const text = storage.getItem(KEY);
-      if (text !== null) kept = { text };
-      else if (storage.getItem(EMPTIED) === "1") kept = { emptied: true };
-    });
-    return kept;
+  async load() {
+    const local = this.local();
+    const unsaved = local?.getItem(PENDING) ?? null;
+    if (unsaved !== null) {
+      // The newest text: the page was hidden before it was written. Move it.
+      await this.transact("readwrite", (store) => store.put({ text: unsaved }, KEY));
+      local.removeItem(PENDING);
+      return { text: unsaved };
+    }
+    const record = await this.transact("readonly", (store) => store.get(KEY));
+    if (!record || typeof record !== "object") return null;
+    if (record.emptied === true) return { emptied: true };
+    return typeof record.text === "string" ? { text: record.text } : null;
   }
 
   /** Keeps `text` after a short pause; a newer call replaces an older one. */
   save(text) {
     this.pending = text;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.flush(), SAVE_DELAY_MS);
+    this.timer = setTimeout(() => this.write(), SAVE_DELAY_MS);
   }
 
-  /** Writes the waiting text now. */
-  flush() {
+  /** Writes the waiting text to IndexedDB; then a copy left in localStorage is stale. */
+  async write() {
     clearTimeout(this.timer);
     const text = this.pending;
     if (text === null) return;
     this.pending = null;
-    const written = this.attempt((storage) => {
-      storage.setItem(KEY, text);
-      storage.removeItem(EMPTIED);
-    });
-    // Never leave an older text behind to come back after a reload.
-    if (!written) this.attempt((storage) => storage.removeItem(KEY));
+    const written = await this.transact("readwrite", (store) => store.put({ text }, KEY));
+    const local = this.local();
+    if (written !== undefined && local?.getItem(PENDING) === text) local.removeItem(PENDING);
+  }
+
+  /** The page is being hidden: a text not yet written goes to localStorage at once. */
+  flush() {
+    const text = this.pending;
+    if (text === null) return;
+    this.write(); // may finish; if it does not, the next visit has the copy below
+    try {
+      this.local()?.setItem(PENDING, text);
+    } catch (err) {
+      this.problem(err);
+    }
   }
 
   /** Removes the kept text; the page opens with an empty box until something is typed. */
   clear() {
     clearTimeout(this.timer);
     this.pending = null;
-    this.attempt((storage) => {
-      storage.removeItem(KEY);
-      storage.setItem(EMPTIED, "1");
-    });
+    try {
+      this.local()?.removeItem(PENDING);
+    } catch {}
+    return this.transact("readwrite", (store) => store.put({ emptied: true }, KEY));
   }
 }

@@ -37,6 +37,21 @@ def chunks_shown(page: Any, text: str, **settings: Any) -> None:
 
 # ---- the text is kept ------------------------------------------------------------------
 
+# Everything the page keeps in this browser: localStorage and its IndexedDB records.
+STORED = """async () => {
+  const db = await new Promise((resolve, reject) => {
+    const request = indexedDB.open("rag-chunk-visualizer");
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+  const records = await new Promise((resolve) => {
+    const request = db.transaction("text").objectStore("text").getAll();
+    request.onsuccess = () => resolve(request.result);
+  });
+  db.close();
+  return JSON.stringify([Object.values(localStorage), records]);
+}"""
+
 
 def test_the_text_comes_back_after_a_reload_and_a_new_tab_and_clear_removes_it(
     page: Any, context: Any, session: Any, site_url: str
@@ -47,6 +62,9 @@ def test_the_text_comes_back_after_a_reload_and_a_new_tab_and_clear_removes_it(
     open_ready(page, url)
     configure(page, text=KEPT)
     chunks_shown(page, KEPT, unit="word", size=4, overlap=1)
+    expect(page.get_by_test_id("text-input")).to_have_value(KEPT)
+    page.wait_for_timeout(400)  # the pause after which an edit is written
+    assert "Kept words" in page.evaluate(STORED)
 
     page.reload()
     open_ready(page, url)
@@ -71,8 +89,7 @@ def test_the_text_comes_back_after_a_reload_and_a_new_tab_and_clear_removes_it(
     again.get_by_test_id("clear-text").click()
     expect(again.get_by_test_id("text-input")).to_have_value("")
     expect(again.get_by_test_id("summary-chunks")).to_have_attribute("data-value", "0")
-    stored = again.evaluate("() => Object.values(localStorage).join('|')")
-    assert "Kept words" not in stored
+    assert "Kept words" not in again.evaluate(STORED)
     again.reload()
     open_ready(again, url)
     expect(again.get_by_test_id("text-input")).to_have_value("")
