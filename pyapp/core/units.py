@@ -22,9 +22,11 @@ from typing import Final, Protocol
 from ..errors import InputError
 from .cache import per_text
 from .tokenizers import Backend, get_tokenizer
+from .tokenizers.local import Spans, splice
 
 __all__ = [
     "BOM",
+    "CharToByte",
     "Chars",
     "Segmentation",
     "Tokens",
@@ -115,7 +117,7 @@ class Segmentation(Protocol):
         ...
 
 
-class _CharToByte:
+class CharToByte:
     """Code-point offset -> UTF-8 byte offset, walking from the previous answer.
 
     Chunk edges arrive nearly in order, so the total work is about the length of
@@ -182,7 +184,7 @@ class Chars:
 
     def __init__(self, text: str) -> None:
         self.count = len(text)
-        self._to_byte = _CharToByte(text)
+        self._to_byte = CharToByte(text)
 
     def char_span(self, start: int, end: int) -> tuple[int, int]:
         return start, end
@@ -201,7 +203,7 @@ class Words:
 
     def __init__(self, text: str) -> None:
         self.count = word_count(text)
-        self._to_byte = _CharToByte(text)
+        self._to_byte = CharToByte(text)
         self._matches: Iterator[re.Match[str]] = WORD.finditer(text)
         self._starts: list[int] = []
         self._ends: list[int] = []
@@ -288,9 +290,25 @@ class Tokens:
         return out
 
 
+#: The text each encoding (and backend) encoded last, with its spans: the next text
+#: is usually that one after a keystroke, and is then re-encoded only around the edit.
+_last_encoded: dict[tuple[str, Backend | None], tuple[str, Spans]] = {}
+
+
 @per_text
-def _encode(
-    text: str, encoding: str, backend: Backend | None
-) -> tuple[list[int], list[int], list[int]]:
-    """Token ids and each token's byte start and end, kept per text."""
-    return get_tokenizer(encoding, backend=backend).encode_spans(text)
+def _encode(text: str, encoding: str, backend: Backend | None) -> Spans:
+    """Token ids and each token's byte start and end, kept per text. A text that
+    differs from the last one encoded in one stretch (typing, a pasted sentence) is
+    re-encoded only between the safe places around the change
+    (:func:`~pyapp.core.tokenizers.local.splice`): exact, and a keystroke in a
+    megabyte costs a few tokens instead of the whole text."""
+    encode_spans = get_tokenizer(encoding, backend=backend).encode_spans
+    previous = _last_encoded.get((encoding, backend))
+    spans = None
+    if previous is not None:
+        old, old_spans = previous
+        spans = splice(old, text, old_spans, encoding=encoding, encode_spans=encode_spans)
+    if spans is None:
+        spans = encode_spans(text)
+    _last_encoded[(encoding, backend)] = (text, spans)
+    return spans

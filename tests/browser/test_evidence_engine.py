@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import native
+from helpers import native, open_ready
 
 pytestmark = pytest.mark.browser
 
@@ -31,7 +31,7 @@ LINES = "\n".join(
 )
 
 CALL = """async ([text, lines, unit]) => {
-  const { Engine } = await import("./static/engine-client.js");
+  const { Engine } = await import("./static/engine/engine-client.js");
   const engine = new Engine();
   engine.start();
   await engine.whenReady();
@@ -62,9 +62,9 @@ def native_evidence_json(folder: Path, unit: str) -> bytes:
 
 @pytest.mark.parametrize("unit", ["word", "char", "token"])
 def test_the_browsers_engine_gives_the_command_lines_evidence_bytes(
-    ready_page: Any, tmp_path: Path, unit: str
+    page: Any, site_url: str, tmp_path: Path, unit: str
 ) -> None:
-    outcome = ready_page.evaluate(CALL, [TEXT, LINES, unit])
+    outcome = open_ready(page, site_url).evaluate(CALL, [TEXT, LINES, unit])
     assert outcome["exported"]["ok"], outcome["exported"]
     exported = outcome["exported"]["result"]
     assert exported["json"].encode() == native_evidence_json(tmp_path, unit)

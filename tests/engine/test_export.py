@@ -10,9 +10,11 @@ from typing import Any
 
 import jsonschema
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pyapp.core.chunking import chunk_text
-from pyapp.core.export import document, dumps
+from pyapp.core.export import document, dumps, indented
 from pyapp.core.params import parse_params
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -126,3 +128,21 @@ def test_export_text_equals_the_golden_file_named_for_its_parameters(
     if os.environ.get("PYAPP_WRITE_GOLDEN") == "1":  # after a deliberate format change
         (GOLDEN / golden).write_text(text, "utf-8")
     assert text == (GOLDEN / golden).read_text("utf-8")
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4)
+    ),
+    max_leaves=25,
+)
+
+
+@given(JSON_VALUES)
+def test_the_fast_writer_writes_what_json_dumps_writes(value: object) -> None:
+    assert indented(value) == json.dumps(value, ensure_ascii=False, indent=2)

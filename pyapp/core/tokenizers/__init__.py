@@ -396,10 +396,14 @@ def _bpe_tokenizer(name: str, chosen: Backend) -> Tokenizer:
 
     lengths = _byte_lengths(name, ranks, offset)
 
+    length_of = lengths.__getitem__
+
     def tiled(text: str) -> Spans:
         ids = raw(text)
-        ends = list(accumulate(lengths[i] for i in ids))
-        return ids, [0, *ends[:-1]] if ends else [], ends
+        starts = list(accumulate(map(length_of, ids), initial=0))  # all in C
+        ends = starts[1:]
+        starts.pop()
+        return ids, starts, ends
 
     if name != "qwen2":
         return Tokenizer(name=name, backend=chosen, encode_ordinary=raw, encode_spans=tiled)
