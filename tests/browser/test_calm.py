@@ -313,6 +313,13 @@ def test_panels_fold_until_opened_start_from_the_main_view_and_no_internal_name_
     expect(sizing.get_by_test_id("sizing-size")).to_have_value("80", timeout=WAIT_MS)
     sizing.get_by_test_id("sizing-documents").fill("1000")
     expect(source).to_contain_text("Your own figures")
+    # A refused panel field shows its message in space kept for it: nothing moves.
+    fields = sizing.locator("input[data-param]:visible")
+    where = [f.bounding_box() for f in fields.all()]
+    sizing.get_by_test_id("sizing-dim").fill("wide")
+    expect(sizing.locator('[data-field="sizing.dim"]')).to_be_visible(timeout=WAIT_MS)
+    assert [f.bounding_box() for f in fields.all()] == where
+    sizing.get_by_test_id("sizing-dim").fill("")
     configure(app, size="96")
     chunks_shown(app, text, unit="token", size=96, overlap=16)
     expect(sizing.get_by_test_id("sizing-size")).to_have_value("80")
