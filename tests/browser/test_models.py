@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from helpers import WAIT_MS, cli_chunk, configure, error_slot, native, open_ready, put_text
@@ -77,6 +78,19 @@ def settled(page: Any, expected: dict[str, Any]) -> None:
 def test_every_encoding_and_model_preset_matches_the_command_line_and_flags_what_is_over(
     page: Any, session: Any, site_url: str, tmp_path: Any
 ) -> None:
+    # What the command line prints, asked for at once (two at a time) while the page works.
+    flags = ["--unit", "token", "--size", str(SIZE), "--overlap", str(OVERLAP)]
+    over_flags = ["--unit", "token", "--size", "256", "--overlap", "0"]
+    last = FACTS["models"][-1]
+    pool = ThreadPoolExecutor(max_workers=2)
+    cli = {
+        name: pool.submit(cli_chunk, TEXT, *flags, "--encoding", name)
+        for name in (e["name"] for e in FACTS["encodings"])
+    }
+    cli["model"] = pool.submit(cli_chunk, TEXT, *flags, "--model", last["name"])
+    cli["over"] = pool.submit(cli_chunk, LONG, *over_flags, "--model", "all-MiniLM-L6-v2")
+    pool.shutdown(wait=False)
+
     page.add_init_script(VOCABULARY_LOG)
     open_ready(page, f"{site_url}#unit=token&size={SIZE}&overlap={OVERLAP}&om=units&price=1")
     put_text(page, TEXT)
@@ -101,8 +115,7 @@ def test_every_encoding_and_model_preset_matches_the_command_line_and_flags_what
         expect(licence).to_contain_text(encoding["licence"]["package"])
         expect(licence).to_be_visible()
         got = download(page, tmp_path, f"{name}.json")
-        flags = ["--unit", "token", "--size", str(SIZE), "--overlap", str(OVERLAP)]
-        assert got == cli_chunk(TEXT, *flags, "--encoding", name), name
+        assert got == cli[name].result(), name
         assert json.loads(got)["params"]["encoding"] == name
     shown = page.evaluate("() => window.__vocab")
     for encoding in (e for e in FACTS["encodings"] if e["vocabulary"]):
@@ -161,10 +174,8 @@ def test_every_encoding_and_model_preset_matches_the_command_line_and_flags_what
         settled(page, expected)
         assert f"model={model['name']}" in page.url
     # The last preset's download is the command line's `--model`, byte for byte.
-    last = FACTS["models"][-1]
     got = download(page, tmp_path, "model.json")
-    flags = ["--unit", "token", "--size", str(SIZE), "--overlap", str(OVERLAP)]
-    assert got == cli_chunk(TEXT, *flags, "--model", last["name"])
+    assert got == cli["model"].result()
     assert json.loads(got)["params"]["model"] == last["name"]
 
     # ---- a model whose limit a chunk goes over: all-MiniLM-L6-v2 holds 256 tokens,
@@ -194,8 +205,7 @@ def test_every_encoding_and_model_preset_matches_the_command_line_and_flags_what
             "data-value", str(alone)
         )
     got = download(page, tmp_path, "over.json")
-    flags = ["--unit", "token", "--size", "256", "--overlap", "0"]
-    assert got == cli_chunk(LONG, *flags, "--model", "all-MiniLM-L6-v2")
+    assert got == cli["over"].result()
 
     # Overriding the limit: the card says whose figure it is, the count follows.
     page.get_by_test_id("max-tokens-input").fill("300")
