@@ -27,9 +27,31 @@ only ratios within one run compare):
    longest warm-up slice (the most an edit can wait behind it) and the whole
    warm-up.
 
+Its own section, the newer encodings in the browser (``--section encodings`` runs only
+it): for each encoding whose vocabulary is a wheel of its own (bert-base-uncased,
+llama3, qwen2, tekken), on the same 1,000,000 bytes in token mode,
+
+E1. the first switch to it (a fresh page, its o200k_base result on screen): choosing
+    it in the encoding select -> the new summary and cards (or the cap notice) on
+    screen, the wheel fetched and installed, the vocabulary read and the text encoded;
+    with how long the fetch-and-install and the read took in the worker, and the
+    longest main-thread task meanwhile (the page stays responsive);
+E2. a later recompute of the same megabyte, as row 4 times o200k_base's later
+    switches: a size edit -> the new summary and cards on screen, and when the
+    engine's answer reached the page (the engine keeps the text's tokens);
+E3. the megabyte edited (its first words replaced, so it is encoded again, the
+    vocabulary loaded) -> the new summary on screen (the page's 150 ms pause for
+    typing included), the time inside the engine's handle() in the worker, where the
+    text is encoded, and the longest main-thread task; o200k_base too, for comparison;
+
+each against that encoding's native reference library encoding the same text in
+this process, in the same run (Hugging Face ``tokenizers`` for WordPiece, tiktoken for
+Llama 3 and Qwen2, mistral-common for tekken: tests/engine/references.py).
+
 The benchmark pages are served under ``/__bench__/`` by this script only; they
 are never copied into dist/. Results go to ``bench/RESULTS.md`` with the machine,
-the browser version and the date (``--no-write`` to only print).
+the browser version and the date (``--no-write`` to only print). Each section of
+RESULTS.md is rewritten by the run that measured it; every other section is kept.
 """
 
 from __future__ import annotations
@@ -51,9 +73,10 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCH = Path(__file__).resolve().parent
 PAGES = BENCH / "pages"
 RESULTS = BENCH / "RESULTS.md"
-#: Where bench_engine.py's section of RESULTS.md starts (it runs natively, on its own).
-ENGINE_SECTION = "<!-- bench_engine.py -->"
 BENCH_PREFIX = "/__bench__/"
+#: The newer encodings' section of RESULTS.md, between these markers.
+ENCODINGS_START = "<!-- bench_site encodings: start -->"
+ENCODINGS_END = "<!-- bench_site encodings: end -->"
 
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(BENCH))
@@ -717,40 +740,293 @@ def machine() -> str:
     )
 
 
+def site_block_end(kept: str) -> int:
+    """Where the site table's block of RESULTS.md ends: at the first other section (a
+    second-level heading or a section marker), or at the end of the file."""
+    found = [kept.find(mark, 1) for mark in ("\n## ", "\n<!-- ")]
+    found = [at + 1 for at in found if at >= 0]
+    return min(found) if found else len(kept)
+
+
+def write_site_block(block: str) -> None:
+    """Replaces the site table's block at the top of RESULTS.md; keeps every other section."""
+    kept = RESULTS.read_text("utf-8") if RESULTS.exists() else ""
+    rest = kept[site_block_end(kept) :] if kept.startswith("# Site benchmark results") else kept
+    RESULTS.write_text(block + ("\n" + rest if rest else ""))
+
+
+def write_encodings_section(section: str) -> None:
+    """Replaces the encodings section between its markers, or puts it right after the
+    site table's block; keeps every other section."""
+    kept = RESULTS.read_text("utf-8") if RESULTS.exists() else ""
+    marked = f"{ENCODINGS_START}\n{section.rstrip()}\n{ENCODINGS_END}\n"
+    if ENCODINGS_START in kept and ENCODINGS_END in kept:
+        start = kept.index(ENCODINGS_START)
+        end = kept.index(ENCODINGS_END) + len(ENCODINGS_END) + 1
+        RESULTS.write_text(kept[:start] + marked + kept[end:])
+        return
+    at = site_block_end(kept)
+    head, tail = kept[:at].rstrip("\n"), kept[at:]
+    RESULTS.write_text((head + "\n\n" if head else "") + marked + ("\n" + tail if tail else ""))
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="bench_site.py", description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="repetitions of each row (default 5)")
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md")
+    parser.add_argument(
+        "--section",
+        choices=("all", "site", "encodings"),
+        default="all",
+        help="which rows to measure (default all): the site table, or the newer encodings",
+    )
     args = parser.parse_args(argv)
     if not (build.DIST / "index.html").exists():
         raise SystemExit("bench: dist/ is not built: run `python build.py` first")
-    began = time.monotonic()
-    run, version = measure(args.runs)
-    text = table(rows(run))
-    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    header = [
-        f"Site benchmark, {args.runs} runs per row, medians; headless Chromium {version}.",
-        f"Machine: {machine()}. Date: {when}. Took {time.monotonic() - began:,.0f} s.",
-        f"Text: {run.notes.get('text', '?')}. Settings: {run.notes.get('settings', '?')}.",
-        f"Long tasks: {run.notes.get('longtask', '?')}.",
-    ]
-    print("\n".join(header) + "\n\n" + text)
-    if not args.no_write:
-        # bench_engine.py --write keeps its own section at the end: carry it over.
-        kept = RESULTS.read_text("utf-8") if RESULTS.exists() else ""
-        engine = kept[kept.index(ENGINE_SECTION) :] if ENGINE_SECTION in kept else ""
-        RESULTS.write_text(
-            "# Site benchmark results\n\n"
-            "Written by `python build.py bench` (bench/bench_site.py): one run, every row a"
-            " median with its ratio to an anchor measured in the same run.\n\n"
-            + "\n".join(f"- {line}" for line in header)
-            + "\n\n"
-            + text
-            + "\n"
-            + ("\n" + engine if engine else "")
-        )
-        print(f"\nwritten to {RESULTS.relative_to(ROOT)}")
+    if args.section in ("all", "site"):
+        began = time.monotonic()
+        run, version = measure(args.runs)
+        text = table(rows(run))
+        when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        header = [
+            f"Site benchmark, {args.runs} runs per row, medians; headless Chromium {version}.",
+            f"Machine: {machine()}. Date: {when}. Took {time.monotonic() - began:,.0f} s.",
+            f"Text: {run.notes.get('text', '?')}. Settings: {run.notes.get('settings', '?')}.",
+            f"Long tasks: {run.notes.get('longtask', '?')}.",
+        ]
+        print("\n".join(header) + "\n\n" + text)
+        if not args.no_write:
+            write_site_block(
+                "# Site benchmark results\n\n"
+                "Written by `python build.py bench` (bench/bench_site.py): one run, every row"
+                " a median with its ratio to an anchor measured in the same run.\n\n"
+                + "\n".join(f"- {line}" for line in header)
+                + "\n\n"
+                + text
+                + "\n"
+            )
+            print(f"\nwritten to {RESULTS.relative_to(ROOT)}")
+    if args.section in ("all", "encodings"):
+        section = encodings_section(args.runs)
+        print("\n" + section)
+        if not args.no_write:
+            write_encodings_section(section)
+            print(f"\nwritten to {RESULTS.relative_to(ROOT)}")
     return 0
+
+
+# ---------------------------------------------------------------- the newer encodings
+# The first switch to each encoding whose vocabulary is a wheel of its own, later
+# recomputes, and edits of the text, against the native reference libraries (section E).
+
+# Chooses an encoding in the select, edits the size, or replaces the text (as a paste
+# does), and waits for the engine's new answer on screen, as INTERACT does (the summary
+# shows `chunks`; every card, or the cap notice): an edit of the text may not change
+# the chunk count, so the answer must also have come after the edit.
+ENCODING_INTERACT = """async ({ action, value, chunks, capped }) => {
+  const q = (s) => document.querySelector(s);
+  const answer = () => performance.getEntriesByName("engine:answer:view").at(-1)?.startTime ?? -1;
+  const began = performance.now();
+  const done = () => {
+    const figure = q('[data-testid="summary-chunks"]');
+    const list = q("#chunk-list");
+    if (answer() < began) return false;
+    if (!figure || figure.dataset.value !== String(chunks)) return false;
+    if (q('[data-testid="status"]').dataset.state !== "ready") return false;
+    if (capped) return !q("#cap-notice").hidden;
+    return list.dataset.rendered === "true" && list.children.length === chunks;
+  };
+  const testid = { encoding: "encoding-select", size: "size-input", text: "text-input" }[action];
+  const field = q(`[data-testid="${testid}"]`);
+  field.value = String(value);
+  field.dispatchEvent(new Event(action === "encoding" ? "change" : "input", { bubbles: true }));
+  await new Promise((resolve) => {
+    const check = () => (done() ? resolve() : requestAnimationFrame(check));
+    requestAnimationFrame(check);
+  });
+  const ended = await new Promise((r) => requestAnimationFrame(() => r(performance.now())));
+  await new Promise((r) => setTimeout(r, 150)); // let the long-task observer catch up
+  const longest = window.__bench.longtasks
+    .filter(([start, duration]) => start + duration > began && start < ended)
+    .reduce((max, [, duration]) => Math.max(max, duration), 0);
+  return { ms: ended - began, longest, answered: answer() - began };
+}"""
+
+# The worker's account of one vocabulary load (engine/worker.js).
+VOCABULARY_ENTRY = """(name) => {
+  const entry = performance.getEntriesByName(`engine:vocabulary:${name}`).at(-1);
+  return entry ? { total: entry.duration, ...entry.detail } : null;
+}"""
+
+NEWER_ENCODINGS = ("bert-base-uncased", "llama3", "qwen2", "tekken")
+ENCODING_SIZE = 1000
+ENCODING_OVERLAP = 50
+#: Fresh pages per encoding for its first switch (each boots the page and encodes the
+#: megabyte twice: it is the slow part of the section).
+FIRST_SWITCHES = 3
+
+Encode = Callable[[str], list[int]]
+
+
+def reference_encoders() -> dict[str, Encode]:
+    """The native reference library of o200k_base and of each newer encoding (the
+    tests' own, from the same pinned files)."""
+    sys.path.insert(0, str(ROOT / "tests" / "engine"))
+    from references import reference
+
+    return {name: reference(name) for name in ("o200k_base", *NEWER_ENCODINGS)}
+
+
+@contextmanager
+def token_page(browser: Any, base: str, text: str, tokens: int) -> Iterator[Any]:
+    """A fresh page in token mode (o200k_base) holding ``text`` (``tokens`` o200k
+    tokens), its result on screen, the probe installed."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        context.add_init_script(PROBE)
+        page = context.new_page()
+        page.goto(
+            f"{base}#unit=token&size={ENCODING_SIZE}&overlap={ENCODING_OVERLAP}&enc=o200k_base"
+        )
+        wait_ready(page)
+        page.evaluate(FILL_TEXT, text)
+        chunks, _ = window_count(tokens, ENCODING_SIZE, ENCODING_OVERLAP)
+        page.wait_for_selector(
+            f'[data-testid="summary-chunks"][data-value="{chunks}"]', timeout=180_000
+        )
+        page.wait_for_selector('[data-testid="status"][data-state="ready"]', timeout=180_000)
+        yield page
+    finally:
+        context.close()
+
+
+def interact(page: Any, action: str, value: Any, tokens: int, size: int) -> dict[str, float]:
+    chunks, capped = window_count(tokens, size, ENCODING_OVERLAP)
+    args = {"action": action, "value": value, "chunks": chunks, "capped": capped}
+    got: dict[str, float] = page.evaluate(ENCODING_INTERACT, args)
+    return got
+
+
+def edits(page: Any, run: Run, name: str, text: str, encode: Encode, runs: int) -> None:
+    """E3 on a page in token mode with ``name`` at ENCODING_SIZE: ``runs`` edits of
+    the megabyte, each encoded again: on screen, inside handle(), the longest task."""
+    for k in range(runs):
+        prefix = f"Edit {k}: "  # as many bytes as it replaces
+        edited = prefix + text[len(prefix) :]
+        got = interact(page, "text", edited, len(encode(edited)), ENCODING_SIZE)
+        run.add(f"{name} edit", got["ms"])
+        run.add(f"{name} edit longest", got["longest"])
+        handled = page.workers[0].evaluate(WORKER_ENTRIES)["stages"].get("handle:view")
+        if handled is not None:
+            run.add(f"{name} edit handle", handled)
+
+
+def measure_encodings(runs: int) -> tuple[Run, str]:
+    run = Run({}, {})
+    text = english(TARGET_BYTES)
+    references = reference_encoders()
+    counts: dict[str, int] = {}
+    for name, encode in references.items():
+        for _ in range(runs):
+            began = time.perf_counter()
+            ids = encode(text)
+            run.add(f"{name} reference", (time.perf_counter() - began) * 1000)
+        counts[name] = len(ids)
+    run.notes["text"] = f"{len(text.encode()):,} bytes of English; tokens: " + ", ".join(
+        f"{name} {n:,}" for name, n in counts.items()
+    )
+    with build.serving_in_background(build.DIST, BenchHandler) as base, chromium() as browser:
+        for name in NEWER_ENCODINGS:
+            for i in range(FIRST_SWITCHES):
+                with token_page(browser, base, text, counts["o200k_base"]) as page:
+                    got = interact(page, "encoding", name, counts[name], ENCODING_SIZE)
+                    run.add(f"{name} first", got["ms"])
+                    run.add(f"{name} first longest", got["longest"])
+                    entry = page.workers[0].evaluate(VOCABULARY_ENTRY, name)
+                    if entry is None:
+                        raise SystemExit(f"bench: the worker did not record loading {name}")
+                    run.add(f"{name} fetch", entry["download_ms"])
+                    run.add(f"{name} read", entry["read_ms"])
+                    if i < FIRST_SWITCHES - 1:
+                        continue
+                    # Later recomputes of the same text, then edits, on the last page.
+                    for k in range(runs):
+                        size = ENCODING_SIZE + 100 * ((k + 1) % 2)
+                        got = interact(page, "size", size, counts[name], size)
+                        run.add(f"{name} later", got["ms"])
+                        run.add(f"{name} later answered", got["answered"])
+                    interact(page, "size", ENCODING_SIZE, counts[name], ENCODING_SIZE)
+                    edits(page, run, name, text, references[name], runs)
+        with token_page(browser, base, text, counts["o200k_base"]) as page:
+            edits(page, run, "o200k_base", text, references["o200k_base"], runs)
+        version = browser.version
+    return run, version
+
+
+def encoding_rows(run: Run) -> list[Row]:
+    m = run.median
+    out: list[Row] = []
+
+    def against(
+        number: str, what: str, value: float, ref: float, target: str, met: bool | None
+    ) -> None:
+        verdict = "–" if met is None else ("yes" if met else "no")
+        out.append(
+            Row(number, what, f"{value:,.0f} ms", f"native reference {ref:,.0f} ms",
+                f"{value / ref:.2f}×", target, verdict)
+        )  # fmt: skip
+
+    def longest(name: str) -> None:
+        value = m(name)
+        out.append(
+            Row("", "  longest main-thread task meanwhile", f"{value:,.0f} ms", "50 ms budget",
+                f"{value / 50:.2f}×", "≤ 50 ms", "yes" if value <= 50 else "no")
+        )  # fmt: skip
+
+    for name in NEWER_ENCODINGS:
+        ref = m(f"{name} reference")
+        against("E1", f"{name}: first switch → summary + cards on screen", m(f"{name} first"),
+                ref, "–", None)  # fmt: skip
+        against("", "  of which fetching and installing the vocabulary wheel",
+                m(f"{name} fetch"), ref, "", None)  # fmt: skip
+        against("", "  of which reading the vocabulary", m(f"{name} read"), ref, "", None)
+        longest(f"{name} first longest")
+        answered = m(f"{name} later answered")
+        met = answered < 4 * ref
+        against("E2", f"{name}: later recompute (size edit) → on screen", m(f"{name} later"),
+                ref, "< 4× reference + rendering", met)  # fmt: skip
+        against("", "  of which edit → engine answer on the page", answered, ref, "< 4×", met)
+    for name in ("o200k_base", *NEWER_ENCODINGS):
+        ref = m(f"{name} reference")
+        key = f"{name} edit handle"
+        handled = m(key) if key in run.samples else None
+        against("E3", f"{name}: the megabyte edited → on screen (150 ms typing pause included)",
+                m(f"{name} edit"), ref, "–", None)  # fmt: skip
+        if handled is not None:
+            against("", "  of which inside the engine's handle() (the text encoded again)",
+                    handled, ref, "< 4×", handled < 4 * ref)  # fmt: skip
+        longest(f"{name} edit longest")
+    return out
+
+
+def encodings_section(runs: int) -> str:
+    """Measures the section and returns it as Markdown, ready for RESULTS.md."""
+    began = time.monotonic()
+    run, version = measure_encodings(runs)
+    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return (
+        "## Site: the newer encodings in the browser\n\n"
+        "Written by `python bench/bench_site.py --section encodings`: one run; first switches"
+        f" on {FIRST_SWITCHES} fresh pages per encoding, then on the last one {runs} later"
+        f" recomputes of the same text and {runs} edits of it (each encoded again), medians;"
+        " ratios against the encoding's native reference library encoding the same text in"
+        f" this process, in the same run. Headless Chromium {version}.\n\n"
+        f"- Machine: {machine()}; load average {os.getloadavg()[0]:.1f} at the end"
+        f" (the machine is shared). Date: {when}. Took {time.monotonic() - began:,.0f} s.\n"
+        f"- Text: {run.notes['text']}. Settings: token mode, size {ENCODING_SIZE} (E2: 1000"
+        f" and 1100), overlap {ENCODING_OVERLAP}; each page shows its o200k_base result"
+        " before the switch.\n\n" + table(encoding_rows(run)) + "\n"
+    )
 
 
 if __name__ == "__main__":

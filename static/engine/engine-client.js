@@ -14,7 +14,9 @@
 //     onFatal({ stage, message }) {},    // start-up failed in `stage`; no call will succeed
 //     onBusy(busy) {},                   // true while at least one call is in flight
 //     onOutcome(error) {},               // a call settled: the Error when the engine failed
-//   });                                  // on it (a bug), null when it was answered
+//                                        // on it (a bug), null when it was answered
+//     onVocabulary({ encoding, state, message }) {}, // an encoding's vocabulary wheel:
+//   });                                  // "loading" | "reading" | "ready" | "failed"
 //   engine.start();                      // idempotent; calls made before "ready" wait for it
 //
 //   // Or start first and listen later (static/start.js starts the engine before the
@@ -44,6 +46,7 @@
 // engine.state -> "idle" | "loading" | "ready" | "failed"
 // engine.stage -> the last stage reported ("runtime" ... "ready"), or null
 // engine.timings -> the `timings` of the ready message, or null
+// engine.vocabularies -> Map(encoding -> the last vocabulary message for it)
 // engine.whenReady() -> Promise resolving with the timings once ready (never on failure)
 // engine.terminate() -> stops the worker; pending calls resolve to null.
 //
@@ -93,6 +96,8 @@ export class Engine {
     this.state = "idle";
     this.stage = null;
     this.timings = null;
+    /** @type {Map<string, {encoding: string, state: string, message?: string}>} */
+    this.vocabularies = new Map();
   }
 
   /**
@@ -103,13 +108,14 @@ export class Engine {
    */
   listen(callbacks = {}) {
     this._callbacks = callbacks;
-    const { onStage, onReady, onFatal, onBusy } = callbacks;
+    const { onStage, onReady, onFatal, onBusy, onVocabulary } = callbacks;
     if (this.state === "failed") {
       onFatal?.({ stage: this._fatal.stage, message: this._fatalMessage });
       return;
     }
     if (this._lastStage !== null) onStage?.(this._lastStage);
     if (this.state === "ready") onReady?.({ timings: this.timings });
+    for (const vocabulary of this.vocabularies.values()) onVocabulary?.(vocabulary);
     if (this._busy) onBusy?.(true);
   }
 
@@ -258,6 +264,13 @@ export class Engine {
       case "skipped":
         this._settle(message.id, null);
         break;
+      case "vocabulary": {
+        const { encoding, state, message: why } = message;
+        const vocabulary = why === undefined ? { encoding, state } : { encoding, state, message: why };
+        this.vocabularies.set(encoding, vocabulary);
+        this._callbacks.onVocabulary?.(vocabulary);
+        break;
+      }
       case "error":
         this._settle(message.id, new Error(`the engine failed on this request: ${message.message}`));
         break;

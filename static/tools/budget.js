@@ -1,7 +1,8 @@
 // Context budget (engine op `budget`): do top-k chunks fit the model's window next
-// to the prompt? The fields start at the engine's first worked example (pyapp/facts.py
-// BUDGET_EXAMPLES, "fits"); buttons put in each example. The pasted text's exact
-// token count (engine op `counts`) can stand in for the question or system prompt.
+// to the prompt? The fields start from the main view (tools.js puts in the main
+// chunk size, and a model preset's context window); buttons put in each worked
+// example (pyapp/facts.py BUDGET_EXAMPLES). The pasted text's exact token count
+// (engine op `counts`) can stand in for the question or system prompt.
 
 import { FACTS } from "../facts.js";
 import { el } from "../view/dom.js";
@@ -56,7 +57,7 @@ function exampleLabel(name) {
 }
 
 /**
- * Mounts the budget panel, filled with the first worked example, and computes it.
+ * Mounts the budget panel (empty until tools.js fills it from the main view).
  * @param {{engine: object, panel: HTMLElement, source: () => {text: string, unit: string, encoding: string}}} options
  *   `source` returns the main view's text and unit as they stand now.
  */
@@ -110,6 +111,5 @@ export function mountBudget({ engine, panel, source }) {
     });
   }
   refresh();
-  calc.reset({ ...FACTS.defaults.budget, ...EXAMPLES.fits });
   return { calc, refresh };
 }

@@ -67,12 +67,17 @@ export class Calculator {
     this.schedule(0);
   }
 
-  /** Sets the named fields only, then recomputes at once. */
+  /** Sets the named fields only, then recomputes at once if any of them changed. */
   set(values) {
+    let changed = false;
     for (const [param, value] of Object.entries(values)) {
-      if (this.inputs[param]) this.inputs[param].value = value;
+      const input = this.inputs[param];
+      if (input && input.value !== value) {
+        input.value = value;
+        changed = true;
+      }
     }
-    this.schedule(0);
+    if (changed) this.schedule(0);
   }
 
   schedule(delay = DEBOUNCE_MS) {

@@ -1,7 +1,8 @@
 // Index sizing (engine op `size`): a corpus of documents of one average length,
 // chunked by a fixed window; entries, stored tokens nominal and actual, budget
-// share, vector bytes. The fields start at the engine's worked example
-// (pyapp/facts.py SIZING_EXAMPLE over SIZING_DEFAULTS), which a button restores.
+// share, vector bytes. The fields start from the main view (tools.js puts in this
+// text's tokens and the main chunk size and overlap); a button puts in the engine's
+// worked example (pyapp/facts.py SIZING_EXAMPLE over SIZING_DEFAULTS).
 
 import { FACTS } from "../facts.js";
 import { el } from "../view/dom.js";
@@ -80,7 +81,7 @@ function exampleLabel(x) {
     `chunk ${fmt.integer(Number(x.size))}, overlap ${overlap}, top-k ${x.top_k}, budget ${fmt.integer(Number(x.budget))}`;
 }
 
-/** Mounts the sizing panel, filled with the worked example, and computes it. */
+/** Mounts the sizing panel (empty until tools.js fills it from the main view). */
 export function mountSizing({ engine, panel }) {
   const calc = new Calculator({
     engine,
@@ -94,6 +95,5 @@ export function mountSizing({ engine, panel }) {
   const example = panel.querySelector('[data-testid="sizing-reference"]');
   example.textContent = exampleLabel(FACTS.examples.sizing);
   example.addEventListener("click", () => calc.reset(SIZING_START));
-  calc.reset(SIZING_START);
   return calc;
 }

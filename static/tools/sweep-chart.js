@@ -2,7 +2,8 @@
 // size, drawn as two small inline SVG charts (across overlap 0–50%, and across
 // sizes around the current one) plus a table of the same rows. Every point is a
 // focusable button; choosing it applies that size and overlap to the main view.
-// SVG is built with createElementNS; no chart library, no innerHTML.
+// SVG is built with createElementNS; no chart library, no innerHTML. The sweep is
+// asked for only while its panel is open: a closed panel costs the engine nothing.
 
 import { messageOf, PURPOSE } from "../engine/protocol.js";
 import { el, svg } from "../view/dom.js";
@@ -134,10 +135,12 @@ function chart({ rows, series, metric, unit, title, xLabel, xOf, xFmt, xTicks })
 }
 
 /**
- * @param {{engine: object, panel: HTMLElement, apply: (s: {size: number, overlap: number}) => void}} options
- *   `apply` puts a size and an overlap (whole units) into the main inputs.
+ * @param {{engine: object, panel: HTMLElement, apply: (s: {size: number, overlap: number}) => void,
+ *   isOpen?: () => boolean}} options
+ *   `apply` puts a size and an overlap (whole units) into the main inputs; `isOpen`
+ *   says whether the panel is open (a closed one waits with the latest request).
  */
-export function mountSweep({ engine, panel, apply }) {
+export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
   const box = panel.querySelector('[data-testid="sweep-chart"]');
   const status = panel.querySelector('[data-testid="sweep-status"]');
   const body = panel.querySelector('[data-testid="sweep-table"] tbody');
@@ -145,6 +148,8 @@ export function mountSweep({ engine, panel, apply }) {
   let last = null;
   let timer = 0;
   let refocus = null;
+  /** The latest view's request, not swept yet because the panel was closed. */
+  let waiting = null;
 
   function metric() {
     return panel.querySelector('input[name="sweep-metric"]:checked').value;
@@ -181,8 +186,9 @@ export function mountSweep({ engine, panel, apply }) {
     status.textContent = `${fmt.unitCount(units, unit)}, ${fmt.integer(sentences)} sentence${sentences === 1 ? "" : "s"}; ` +
       `${rows.length} configurations in one engine call.`;
 
-    const trs = rows.map((r) => {
-      const tr = el("tr", { class: r.current ? "is-current" : "" });
+    const trs = rows.map((r, i) => {
+      const starts = i > 0 && rows[i - 1].series !== r.series; // a rule above it on a phone
+      const tr = el("tr", { class: [r.current ? "is-current" : "", starts ? "series-start" : ""].join(" ").trim() });
       const use = el("button", {
         type: "button", class: "link-button", "data-testid": "sweep-apply",
         "data-size": String(r.size), "data-overlap": String(r.overlap),
@@ -262,11 +268,23 @@ export function mountSweep({ engine, panel, apply }) {
     /** The main view landed for `viewRequest`: sweep the same text shortly after. */
     viewLanded(viewRequest) {
       clearTimeout(timer);
+      if (!isOpen()) {
+        waiting = viewRequest;
+        return;
+      }
+      waiting = null;
       if (last) {
         status.textContent = "Updating…";
         box.classList.add("is-updating");
       }
       timer = setTimeout(() => request(viewRequest), SWEEP_DELAY_MS);
+    },
+    /** The panel was opened: sweep the latest view at once if it waited. */
+    opened() {
+      if (waiting === null) return;
+      const viewRequest = waiting;
+      waiting = null;
+      request(viewRequest);
     },
   };
 }

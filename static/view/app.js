@@ -5,6 +5,7 @@
 
 import { PURPOSE } from "../engine/protocol.js";
 import { measureText } from "../engine/text-limit.js";
+import { FACTS } from "../facts.js";
 import { engine } from "../start.js"; // started before this module graph loaded
 import { FieldErrors } from "../tools/forms.js";
 import { mountTools } from "../tools/tools.js";
@@ -12,12 +13,18 @@ import { BoundaryView } from "./boundaries.js";
 import { renderCapNotice } from "./cap-notice.js";
 import { CardRenderer } from "./cards.js";
 import { buildControls, customRatioHint, showSettings, showUnit } from "./controls.js";
+import { EncodingInfo } from "./encodings.js";
+import { mountFileOpen } from "./file-open.js";
 import * as fmt from "./format.js";
 import { readHash, writeHash } from "./hash.js";
+import { LimitView } from "./limits.js";
+import { buildModelSelect, presetForTools, presetSettings, renderModelFigures } from "./models.js";
+import { mountNumberKeys } from "./number-keys.js";
 import { renderOverview } from "./overview.js";
 import { guardPaste } from "./paste-guard.js";
 import { Status } from "./status.js";
 import { renderSummary } from "./summary.js";
+import { TextStore } from "./text-store.js";
 
 // Typing in the text box waits for a pause; an edit of a field (size, overlap,
 // ratio, price) is sent at once: the engine client drops a superseded call's
@@ -27,6 +34,7 @@ const DEBOUNCE_MS = 150;
 const FIELD_DELAY_MS = 0;
 
 const EXAMPLE_TEXT = "one two three four five six seven eight nine ten";
+const OVERLAP_HINT = "How much of each chunk repeats the end of the one before.";
 
 const SAMPLE_TEXT =
   "Retrieval-augmented generation splits each document into chunks before it is embedded. " +
@@ -56,6 +64,7 @@ const ui = {
   overview: $("#overview"),
   overviewNote: $("#overview-note"),
   chunkList: $("#chunk-list"),
+  chunksPanel: $("#chunks-panel"),
   emptyNote: $("#empty-note"),
   capNotice: $("#cap-notice"),
   download: $("#download-json"),
@@ -65,6 +74,20 @@ const ui = {
   legendNorm: $("#legend-norm"),
   countTokensWrap: $("#count-tokens-wrap"),
   countBytes: $('[data-testid="count-bytes"]'),
+  // Models, limits, the kept text, files (static/view/models.js, limits.js,
+  // text-store.js, file-open.js).
+  model: $("#model-select"),
+  modelFigures: $("#model-figures"),
+  maxTokens: $("#max-tokens-input"),
+  maxTokensSetting: $("#max-tokens-setting"),
+  tpuSetting: $("#tpu-setting"),
+  cutMarks: $("#cut-marks"),
+  clearText: $("#clear-text"),
+  openFile: $("#open-file"),
+  bomNote: $("#bom-note"),
+  textKept: $("#text-kept"),
+  shareLink: $("#share-link"),
+  downloadReason: $("#download-reason"),
 };
 
 /** The control each engine field is shown against. */
@@ -75,9 +98,13 @@ const FIELD_INPUT = {
   tokens_per_unit: ui.tpu,
   price_per_million: ui.price,
   encoding: ui.encoding,
+  model: ui.model,
+  max_tokens: ui.maxTokens,
 };
 
 buildControls(document, ui.encoding);
+buildModelSelect(ui.model);
+$("#no-offline-tokenizer").textContent = FACTS.no_offline_tokenizer;
 const status = new Status($('[data-testid="status"]'));
 const errors = new FieldErrors({
   roots: [ui.form, ui.summary],
@@ -88,6 +115,9 @@ const errors = new FieldErrors({
 });
 const cards = new CardRenderer(ui.chunkList);
 const boundaries = new BoundaryView({ list: ui.chunkList, summary: $('[data-testid="boundary-summary"]') });
+const limits = new LimitView({ list: ui.chunkList, summary: $('[data-testid="limit-summary"]') });
+const encodingInfo = new EncodingInfo({ licence: $("#encoding-licence"), status: $("#vocabulary-status") });
+const textStore = new TextStore({ onProblem: (message) => (ui.textKept.textContent = message) });
 
 /** Settings as the user typed them (strings; the engine validates). */
 let settings = readHash("");
@@ -102,6 +132,7 @@ let ready = false;
 function saveHash() {
   const hash = writeHash(settings);
   if (location.hash !== hash) history.replaceState(null, "", hash);
+  ui.shareLink.href = hash;
 }
 
 function buildRequest(op) {
@@ -115,6 +146,9 @@ function buildRequest(op) {
     overlap_mode: settings.om,
     tokens_per_unit: settings.unit === "token" ? null : settings.tpu,
     price_per_million: settings.price,
+    model: settings.model || null,
+    // The input limit is a count of tokens, shown and checked in token mode only.
+    max_tokens: settings.unit === "token" ? settings.max : null,
   };
 }
 
@@ -159,8 +193,19 @@ async function compute() {
     tools.viewLanded(request);
   } else {
     errors.show(response.error, { stale: lastGood !== null });
+    blockDownload(response.error);
     refreshCounts(request);
   }
+}
+
+/** While a field is refused the download waits, and says why beside the button. */
+function blockDownload(error) {
+  ui.download.disabled = true;
+  const field = FIELD_INPUT[error?.field]?.labels?.[0]?.textContent?.trim();
+  ui.downloadReason.textContent = field
+    ? `The download waits until the field marked in red is valid (${field.replace(/\s+/g, " ")}).`
+    : "The download waits until the settings are valid: see the message in red.";
+  ui.downloadReason.hidden = false;
 }
 
 /**
@@ -198,7 +243,7 @@ function render(result) {
   if (settings.om === "percent") {
     ui.overlapResolved.textContent = `= ${fmt.unitCount(params.overlap, params.unit)} of overlap (rounded half up to whole ${fmt.unitPlural(params.unit)})`;
   } else {
-    ui.overlapResolved.textContent = "";
+    ui.overlapResolved.textContent = OVERLAP_HINT;
   }
   ui.overlapResolved.dataset.value = String(params.overlap);
   if (params.unit !== "token" && settings.tpu === null) {
@@ -211,6 +256,10 @@ function render(result) {
   renderCapNotice(ui.capNotice, capped, params.unit);
   ui.download.hidden = Boolean(capped);
   ui.download.disabled = Boolean(capped);
+  ui.downloadReason.hidden = true;
+  ui.bomNote.hidden = !result.bom_removed;
+  limits.update(result);
+  renderModelFigures(ui.modelFigures, settings);
   ui.emptyNote.hidden = summary.chunks !== 0;
   boundaries.update(result);
   cards.render(capped ? [] : chunks, params.unit, params.unit === "token" && settings.tb);
@@ -260,7 +309,10 @@ function applySettings(next) {
   onSettingsEdited({ delay: 0 });
 }
 
-ui.text.addEventListener("input", () => schedule());
+ui.text.addEventListener("input", () => {
+  textStore.save(ui.text.value);
+  schedule();
+});
 
 // A paste (or drop) over the byte limit is refused before the text box holds it.
 guardPaste(ui.text, (message) => errors.show({ field: "text", message }, { mark: false }));
@@ -329,6 +381,7 @@ ui.overview.addEventListener("click", (event) => {
 for (const button of document.querySelectorAll("[data-example]")) {
   button.addEventListener("click", () => {
     ui.text.value = EXAMPLE_TEXT;
+    textStore.save(EXAMPLE_TEXT);
     const overlap = button.dataset.example === "overlap" ? "1" : "0";
     applySettings({ ...settings, unit: "word", size: "4", overlap, om: "units", tpu: "1", price: "1" });
   });
@@ -337,7 +390,74 @@ for (const button of document.querySelectorAll("[data-example]")) {
 window.addEventListener("hashchange", () => {
   settings = readHash(location.hash);
   showSettings(ui, settings);
+  encodingInfo.show(settings.enc);
+  renderModelFigures(ui.modelFigures, settings);
   schedule(0);
+});
+
+// ---------------------------------------------------------------- models, files, the kept text
+
+ui.model.addEventListener("change", () => {
+  applySettings(presetSettings(settings, ui.model.value));
+  const preset = presetForTools(settings.model);
+  if (preset) tools.usePreset(preset);
+  renderModelFigures(ui.modelFigures, settings);
+});
+
+ui.maxTokens.addEventListener("input", () => {
+  settings.max = ui.maxTokens.value;
+  renderModelFigures(ui.modelFigures, settings);
+  onSettingsEdited();
+});
+
+ui.encoding.addEventListener("change", () => {
+  encodingInfo.show(settings.enc);
+  renderModelFigures(ui.modelFigures, settings);
+});
+ui.price.addEventListener("input", () => renderModelFigures(ui.modelFigures, settings));
+
+ui.cutMarks.addEventListener("change", () => {
+  settings.cm = ui.cutMarks.checked;
+  ui.chunksPanel.dataset.cutMarks = settings.cm ? "on" : "off";
+  saveHash();
+});
+
+/** Puts a new text in the box (a file, or Clear) as if it had been typed. */
+function replaceText(text) {
+  ui.text.value = text;
+  ui.text.scrollTop = 0;
+  errors.clear();
+  schedule(0);
+}
+
+ui.clearText.addEventListener("click", () => {
+  replaceText("");
+  ui.text.focus();
+  textStore.clear();
+});
+
+mountFileOpen({
+  input: ui.openFile,
+  box: ui.text,
+  onText: (text, name, count) => {
+    replaceText(text);
+    textStore.save(text);
+    if (count > 1) ui.textKept.textContent = `Opened ${name}, the first of the ${count} files dropped.`;
+  },
+  onRefused: (message) => errors.show({ field: "text", message }, { mark: false }),
+});
+
+// Written at once when the page is hidden (a tab closed or switched), not after the pause.
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "hidden") textStore.flush();
+});
+window.addEventListener("pagehide", () => textStore.flush());
+
+// ArrowUp and ArrowDown step every number field on the page, within its bounds
+// (the overlap's are a percentage's in percent mode).
+mountNumberKeys(document, (input) => {
+  if (input === ui.overlap && settings.om === "percent") return FACTS.bounds.overlap_percent;
+  return FACTS.bounds[input.dataset.bound ?? input.dataset.param] ?? {};
 });
 
 // ---------------------------------------------------------------- planning tools
@@ -345,6 +465,8 @@ window.addEventListener("hashchange", () => {
 const tools = mountTools({
   engine,
   source: () => ({ text: ui.text.value, unit: settings.unit, encoding: settings.enc }),
+  // The panels start from the main settings and this text's own counts.
+  main: () => ({ settings, result: lastGood?.result ?? null }),
   // A sweep point chosen: its size and overlap (whole units) go into the main inputs.
   apply: ({ size, overlap }) => applySettings({ ...settings, size: String(size), overlap: String(overlap), om: "units" }),
 });
@@ -352,16 +474,31 @@ const tools = mountTools({
 // ---------------------------------------------------------------- start
 
 settings = readHash(location.hash);
-if (!ui.text.value) ui.text.value = SAMPLE_TEXT;
 showSettings(ui, settings);
+encodingInfo.show(settings.enc);
+renderModelFigures(ui.modelFigures, settings);
+if (settings.model) tools.usePreset(presetForTools(settings.model));
 saveHash();
+
+/**
+ * The text kept from the last visit (an empty box after Clear; the sample on a first
+ * visit), before the first computation. What was typed meanwhile is not overwritten.
+ */
+const restored = textStore.load().then((kept) => {
+  if (ui.text.value !== "") return;
+  if (kept?.text !== undefined) ui.text.value = kept.text;
+  else if (!kept?.emptied) ui.text.value = SAMPLE_TEXT;
+});
+
 engine.listen({
   onStage: ({ stage, detail }) => status.stage(stage, detail),
-  onReady: () => {
+  onReady: async () => {
+    await restored;
     ready = true;
     status.stage("ready", "");
     schedule(0);
   },
+  onVocabulary: (vocabulary) => encodingInfo.update(vocabulary),
   onFatal: ({ stage, message }) => status.failedToStart(stage, message),
   onBusy: (busy) => status.busyChanged(busy),
   onOutcome: (error) => status.outcome(error),

@@ -1,5 +1,5 @@
 // The boundary check in the main view: how many sentences no single chunk holds
-// whole (the engine's `boundaries` in the chunk result), and a wavy underline on
+// whole (the engine's `boundaries` in the chunk result), and a dotted underline on
 // the part of each cut sentence that a chunk card shows.
 //
 // Cards are built by cards.js; this module decorates them as they are added
@@ -111,7 +111,7 @@ export class BoundaryView {
       s.append(
         strong,
         `${b.cut === 1 ? "is" : "are"} cut: no single chunk holds ${b.cut === 1 ? "it" : "them"} whole.` +
-        (result.capped ? " (The cards are not laid out above the cap; the count is complete.)" : " Marked with a wavy underline below."),
+        (result.capped ? " (The cards are not laid out above the cap; the count is complete.)" : " Marked with a dotted underline below."),
       );
     }
     for (const card of this.list.querySelectorAll('[data-testid="chunk"]')) this.decorate(card);

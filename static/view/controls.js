@@ -46,19 +46,24 @@ export function buildControls(root, select) {
 
 const UNITS = new Map(FACTS.units.map((unit) => [unit.name, unit]));
 
+/** "1 token", "1.333 tokens", "2 tokens": a ratio as typed, with its noun. */
+function tokens(ratio) {
+  return `${ratio} ${Number(ratio) === 1 ? "token" : "tokens"}`;
+}
+
 /** The tokens-per-unit field's value and hint for `unit` with no ratio typed. */
 function preset(unit) {
   const shown = FACTS.presets_shown[unit];
-  if (unit === "token") return { value: shown, hint: `Exact: token mode counts real tokens, so the ratio is ${shown}.` };
+  if (unit === "token") return { value: shown, hint: "" }; // the field is hidden: tokens are counted exactly
   return {
     value: shown,
-    hint: `English preset: ${shown} tokens per ${fmt.unitSingular(unit)} (OpenAI's rule of thumb). Type your own ratio to override it.`,
+    hint: `English preset: ${tokens(shown)} per ${fmt.unitSingular(unit)} (OpenAI's rule of thumb). Type your own ratio to override it.`,
   };
 }
 
 /** The hint for a ratio the person typed. */
 export function customRatioHint(tpu, unit) {
-  return `Your ratio: ${tpu.trim()} tokens per ${fmt.unitSingular(unit)}. It stays when you change the unit.`;
+  return `Your ratio: ${tokens(tpu.trim())} per ${fmt.unitSingular(unit)}. It stays when you change the unit.`;
 }
 
 /**
@@ -73,6 +78,10 @@ export function showSettings(ui, settings) {
   ui.price.value = settings.price;
   ui.encoding.value = settings.enc;
   ui.tokenBreaks.checked = settings.tb;
+  ui.model.value = settings.model;
+  ui.maxTokens.value = settings.max;
+  ui.cutMarks.checked = settings.cm;
+  ui.chunksPanel.dataset.cutMarks = settings.cm ? "on" : "off"; // style.css hides the marks
   showUnit(ui, settings);
 }
 
@@ -88,6 +97,10 @@ export function showUnit(ui, settings) {
   ui.legendWs.hidden = unit === "word";
   ui.legendNorm.hidden = unit !== "word";
   ui.countTokensWrap.hidden = !exact;
+  // Tokens are exact in token mode: no ratio to estimate, so no ratio field. The
+  // model's input limit is counted in tokens: only token mode checks it.
+  ui.tpuSetting.hidden = exact;
+  ui.maxTokensSetting.hidden = !exact;
   const mode = exact ? "exact" : settings.tpu === null ? "preset" : "custom";
   ui.tpu.disabled = exact;
   ui.tpu.dataset.mode = mode;

@@ -2,7 +2,8 @@
 // so a link shares a configuration and not a document.
 //
 //   #unit=word&size=4&overlap=1&om=units&enc=<encoding>&price=1
-//   (&tpu=1.5 only when the user typed a custom ratio, &tb=1 for token boundaries)
+//   (&tpu=1.5 only when the user typed a custom ratio, &tb=1 for token boundaries,
+//   &model=<preset> and &max=<input limit> for a model, &cm=0 with cut marks off)
 //
 // The defaults, the units and encodings a link may name, and the longest field
 // it may carry are the engine's (pyapp/facts.py), read from FACTS.
@@ -20,11 +21,15 @@ export const DEFAULTS = Object.freeze({
   tpu: null, // null: the preset for the unit
   price: CHUNK.price_per_million,
   tb: false,
+  model: "", // "": no model preset
+  max: "", // the model's input limit as typed; "": the preset's, or none
+  cm: true, // cut sentences marked in the cards
 });
 
 const UNITS = new Set(FACTS.units.map((unit) => unit.name));
 const MODES = new Set(["units", "percent"]);
 const ENCODINGS = new Set(FACTS.encodings.map((encoding) => encoding.name));
+const MODELS = new Set(FACTS.models.map((model) => model.name));
 const MAX_FIELD = FACTS.max_field_chars; // longer is not a setting anyone typed
 
 function field(value, fallback) {
@@ -48,6 +53,9 @@ export function readHash(hash) {
     tpu: tpu === null || tpu === "" ? null : tpu.slice(0, MAX_FIELD),
     price: field(params.get("price"), DEFAULTS.price),
     tb: params.get("tb") === "1",
+    model: MODELS.has(params.get("model")) ? params.get("model") : DEFAULTS.model,
+    max: field(params.get("max"), DEFAULTS.max),
+    cm: params.get("cm") !== "0",
   };
 }
 
@@ -62,5 +70,8 @@ export function writeHash(s) {
   if (s.tpu !== null) params.set("tpu", s.tpu);
   params.set("price", s.price);
   if (s.tb) params.set("tb", "1");
+  if (s.model) params.set("model", s.model);
+  if (s.max) params.set("max", s.max);
+  if (!s.cm) params.set("cm", "0");
   return `#${params.toString()}`;
 }

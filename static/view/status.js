@@ -1,26 +1,34 @@
-// status.js: the status line in the header. While Python starts it names the
-// stage; then it says "Computing…" while a call is in flight and "Ready" when
-// none is. It says "Error" when start-up failed (for good) or when the engine
-// failed on a call (a bug): until the next call is answered, so it always
-// follows the latest call. A traceback is never shown here: the engine's own
-// report is on the console, and the status says one plain sentence.
+// status.js: the status line in the header. While Python starts it says, in plain
+// words, how far start-up got ("Loading the engine, 2 of 3: installing its
+// packages…") beside a progress bar; then "Computing…" while a call is in flight
+// and "Ready" when none is. It says "Error" when start-up failed (for good) or when
+// the engine failed on a call (a bug): until the next call is answered, so it always
+// follows the latest call. A traceback is never shown here: the engine's own report
+// is on the console, and the status says one plain sentence.
 
 import { STAGES } from "../engine/protocol.js";
-import { el } from "./dom.js";
 
-const WORDS = { loading: "Starting Python…", busy: "Computing…", ready: "Ready" };
+const WORDS = { loading: "Loading the engine…", busy: "Computing…", ready: "Ready" };
 const FAILED_CALL =
   "Error: the engine failed on the last request (a bug; the details are in the browser console). Your next edit tries again.";
+
+/** What each start-up stage does, as a person would say it. */
+const STAGE_WORDS = {
+  runtime: "starting Python",
+  packages: "installing its packages",
+  engine: "starting the engine",
+};
+const STEPS = STAGES.filter((stage) => stage !== "ready");
 
 export class Status {
   /** @param {HTMLElement} root the `[data-testid="status"]` element */
   constructor(root) {
     this.root = root;
     this.text = root.querySelector(".status-text");
-    this.stages = root.querySelector(".stages");
-    this.stages.replaceChildren(
-      ...STAGES.filter((stage) => stage !== "ready").map((stage) => el("li", { "data-stage": stage }, stage)),
-    );
+    /** @type {HTMLProgressElement} */
+    this.bar = root.querySelector(".stages");
+    this.bar.max = STEPS.length;
+    this.bar.value = 0;
     this.ready = false;
     this.busy = false;
     /** @type {string | null} why start-up failed, for good */
@@ -30,24 +38,29 @@ export class Status {
     this.set("loading");
   }
 
-  /** A start-up stage began. */
+  /**
+   * A start-up stage began. `detail` is the worker's own account: it is shown only
+   * when start-up takes the slow way (the memory snapshot could not be used).
+   */
   stage(stage, detail) {
     if (stage === "ready") {
       this.ready = true;
       this.show();
       return;
     }
-    const at = STAGES.indexOf(stage);
-    for (const li of this.stages.children) {
-      const i = STAGES.indexOf(li.dataset.stage);
-      li.dataset.progress = i < at ? "done" : i === at ? "active" : "todo";
-    }
-    this.set("loading", `Starting Python: ${stage}${detail ? ` (${detail})` : ""}…`);
+    const at = STEPS.indexOf(stage);
+    this.root.dataset.stage = stage;
+    this.bar.value = at;
+    this.bar.setAttribute("aria-valuetext", `${at + 1} of ${STEPS.length}`);
+    const slow = /from scratch/.test(detail ?? "") ? " from scratch (slower: the saved start-up state could not be used)" : "";
+    const what = STAGE_WORDS[stage] ?? stage;
+    this.set("loading", `Loading the engine, ${at + 1} of ${STEPS.length}: ${what}${slow}…`);
   }
 
   /** Start-up failed in `stage`: no call will succeed. */
   failedToStart(stage, message) {
-    this.fatal = `Python failed to start in the ${stage} stage: ${message}. The text box still works; reload to try again.`;
+    const what = STAGE_WORDS[stage] ?? stage;
+    this.fatal = `The engine failed to start while ${what} (the ${stage} stage): ${message}. The text box still works; reload to try again.`;
     this.show();
   }
 
@@ -73,6 +86,6 @@ export class Status {
   set(state, text) {
     this.root.dataset.state = state;
     this.text.textContent = text ?? WORDS[state];
-    this.stages.hidden = state !== "loading";
+    this.bar.hidden = state !== "loading";
   }
 }

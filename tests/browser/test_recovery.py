@@ -41,6 +41,7 @@ def test_after_an_engine_failure_the_next_answer_clears_the_error_and_no_traceba
 ) -> None:
     page.add_init_script(WORKER_SPY)
     open_ready(page, site_url)
+    page.get_by_test_id("sweep-fold").locator("summary").first.click()  # the sweep runs when open
     configure(page, text=TEN_WORDS, unit="word", size=4, overlap=1)
     expect_figure(page, "summary-chunks", "3", "3")
     # The sweep this result starts has answered too: the failure below is the latest call.

@@ -1,11 +1,11 @@
-"""The planning tools (issue 5), driven as a person would in real headless Chromium:
-index sizing, context budget, the boundary check in the chunk view and the
-overlap sweep chart.
+"""The planning tools, driven as a person would in real headless Chromium: index
+sizing, context budget, the boundary check in the chunk view and the overlap sweep
+chart. The three panels are folded until opened; each test opens the one it uses.
 
 Expected figures come from the reference texts (003's default example, 000's two
-budget checks) or from the engine run natively (``pyapp.web.api.handle``, the CLI),
-never from arithmetic repeated here. Under the page's CSP Playwright's
-``wait_for_function`` cannot run, so every wait is on a locator.
+budget checks, each the page's worked example) or from the engine run natively
+(``pyapp.web.api.handle``, the CLI), never from arithmetic repeated here. Under the
+page's CSP Playwright's ``wait_for_function`` cannot run, so every wait is on a locator.
 """
 
 from __future__ import annotations
@@ -23,6 +23,28 @@ from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[2]
 
+
+def open_panel(app: Any, name: str) -> Any:
+    """Opens a folded planning panel (sizing, budget, sweep) by its heading; returns it."""
+    app.get_by_test_id(f"{name}-fold").locator("summary").first.click()
+    expect(app.get_by_test_id(f"{name}-fold")).to_have_attribute("open", "")
+    return app.get_by_test_id(f"{name}-panel")
+
+
+def sizing_example(app: Any) -> Any:
+    """The sizing panel, opened, with its worked example put in."""
+    panel = open_panel(app, "sizing")
+    panel.get_by_test_id("sizing-reference").click()
+    return panel
+
+
+def budget_example(app: Any) -> Any:
+    """The budget panel, opened, with its first worked example (it fits) put in."""
+    panel = open_panel(app, "budget")
+    panel.get_by_test_id("budget-reference-fits").click()
+    return panel
+
+
 # Three sentences; at word size 6, overlap 1 the middle ones straddle boundaries.
 PROSE = (
     "Chunking cuts text at fixed places. Overlap repeats a little of each chunk "
@@ -34,10 +56,10 @@ PROSE = (
 # ---- index sizing (reference 003) ------------------------------------------------------
 
 
-def test_index_sizing_reproduces_reference_003_by_default_with_actual_beside_nominal(
+def test_index_sizing_reproduces_the_worked_example_with_actual_beside_nominal(
     app: Any,
 ) -> None:
-    panel = app.get_by_test_id("sizing-panel")
+    panel = sizing_example(app)
     expect(panel.get_by_test_id("sizing-documents")).to_have_value("500")
     expect(panel.get_by_test_id("sizing-overlap-mode-percent")).to_be_checked()
     # Reference 003's readout, figure by figure.
@@ -83,7 +105,7 @@ def test_index_sizing_reproduces_reference_003_by_default_with_actual_beside_nom
 def test_sizing_fields_are_editable_and_the_reference_button_restores_the_example(
     app: Any,
 ) -> None:
-    panel = app.get_by_test_id("sizing-panel")
+    panel = sizing_example(app)
     expect_figure(panel, "sizing-index-entries", "1,500", "1500")
     panel.get_by_test_id("sizing-overlap-mode-units").check()
     panel.get_by_test_id("sizing-overlap").fill("64")
@@ -122,7 +144,7 @@ def test_sizing_fields_are_editable_and_the_reference_button_restores_the_exampl
 
 
 def test_short_documents_store_the_same_nominal_and_actual_and_say_so(app: Any) -> None:
-    panel = app.get_by_test_id("sizing-panel")
+    panel = sizing_example(app)
     panel.get_by_test_id("sizing-avg-tokens").fill("300")
     expect_figure(panel, "sizing-stored-nominal", "150,000", "150000")
     expect_figure(panel, "sizing-stored-actual", "150,000", "150000")
@@ -140,7 +162,7 @@ def test_short_documents_store_the_same_nominal_and_actual_and_say_so(app: Any) 
 def test_a_bad_sizing_field_shows_an_inline_message_and_keeps_the_last_result(
     app: Any, testid: str, value: str, field: str, message: str
 ) -> None:
-    panel = app.get_by_test_id("sizing-panel")
+    panel = sizing_example(app)
     expect_figure(panel, "sizing-index-entries", "1,500", "1500")
     if testid == "sizing-overlap":
         panel.get_by_test_id("sizing-overlap-mode-units").check()
@@ -167,7 +189,7 @@ def test_a_bad_sizing_field_shows_an_inline_message_and_keeps_the_last_result(
 
 
 def test_budget_reproduces_reference_000_fits_with_7592_available(app: Any) -> None:
-    panel = app.get_by_test_id("budget-panel")
+    panel = budget_example(app)
     expect(panel.get_by_test_id("budget-window")).to_have_value("8192")
     expected = native("budget", window=8192, system=500, question=100, top_k=5, size=512)
     expect_figure(panel, "budget-available", "7,592", "7592")
@@ -197,7 +219,7 @@ def test_budget_reproduces_reference_000_fits_with_7592_available(app: Any) -> N
 
 
 def test_the_pasted_texts_exact_token_count_feeds_the_budget_in_token_mode(app: Any) -> None:
-    panel = app.get_by_test_id("budget-panel")
+    panel = budget_example(app)
     use_question = panel.get_by_test_id("budget-use-tokens-question")
     use_system = panel.get_by_test_id("budget-use-tokens-system")
     configure(app, text=PROSE, unit="word")
@@ -227,7 +249,7 @@ def test_the_pasted_texts_exact_token_count_feeds_the_budget_in_token_mode(app: 
 
 
 def test_a_bad_budget_field_shows_an_inline_message_and_keeps_the_last_result(app: Any) -> None:
-    panel = app.get_by_test_id("budget-panel")
+    panel = budget_example(app)
     expect_figure(panel, "budget-available", "7,592", "7592")
     panel.get_by_test_id("budget-window").fill("")
     error = error_slot(panel, "budget.window")
@@ -259,8 +281,9 @@ def test_boundary_summary_counts_cut_sentences_and_cards_mark_them(app: Any, uni
     expect(cards).to_have_count(len(expected["chunks"]))
     marks = app.locator("#chunk-list .cut-sentence")
     expect(marks.first).to_be_visible()
+    # A quiet mark, not a spell-checker's red wave.
     style = marks.first.evaluate("el => getComputedStyle(el).textDecorationStyle")
-    assert style == "wavy"
+    assert style == "dotted"
     # Every card shows exactly its share of each cut sentence, and nothing else.
     for i, chunk in enumerate(expected["chunks"]):
         cs, ce = chunk["char_start"], chunk["char_end"]
@@ -271,6 +294,13 @@ def test_boundary_summary_counts_cut_sentences_and_cards_mark_them(app: Any, uni
             parts = [" ".join(p.split()) for p in parts]
         assert joined == "".join(parts), (i, marked, parts)
     expect(app.locator(".legend .cut-sample")).to_be_visible()
+    # The marks can be switched off (and the choice is a setting in the link).
+    app.get_by_test_id("cut-marks-toggle").uncheck()
+    assert marks.first.evaluate("el => getComputedStyle(el).textDecorationLine") == "none"
+    expect(app.locator(".legend .cut-sample")).to_be_hidden()
+    assert "cm=0" in app.url
+    app.get_by_test_id("cut-marks-toggle").check()
+    assert marks.first.evaluate("el => getComputedStyle(el).textDecorationLine") == "underline"
     app.get_by_test_id("sentence-rule").locator("summary").click()
     expect(app.get_by_test_id("sentence-rule")).to_contain_text("。")
     expect(app.get_by_test_id("sentence-rule")).to_contain_text("blank line")
@@ -320,6 +350,7 @@ def sweep_of(text: str, unit: str, size: int, overlap: int) -> dict[str, Any]:
 
 
 def test_sweep_chart_draws_every_row_and_a_click_applies_that_setting(app: Any) -> None:
+    open_panel(app, "sweep")
     configure(app, text=PROSE, unit="word", size="8", overlap="1")
     rows = sweep_of(PROSE, "word", 8, 1)["rows"]
     chart = app.get_by_test_id("sweep-chart")
@@ -360,6 +391,7 @@ def test_sweep_chart_draws_every_row_and_a_click_applies_that_setting(app: Any) 
 
 
 def test_a_sweep_point_is_reachable_by_keyboard_and_enter_applies_a_size(app: Any) -> None:
+    open_panel(app, "sweep")
     configure(app, text=PROSE, unit="word", size="8", overlap="2")
     rows = sweep_of(PROSE, "word", 8, 2)["rows"]
     target = max((r for r in rows if r["series"] == "size"), key=lambda r: r["size"])
@@ -379,6 +411,7 @@ def test_a_sweep_point_is_reachable_by_keyboard_and_enter_applies_a_size(app: An
 
 
 def test_sweep_metric_switch_shows_inflation_and_cut_sentences(app: Any) -> None:
+    open_panel(app, "sweep")
     configure(app, text=PROSE, unit="char", size="40", overlap="8")
     rows = sweep_of(PROSE, "char", 40, 8)["rows"]
     chart = app.get_by_test_id("sweep-chart")

@@ -1,0 +1,154 @@
+// text-store.js: the text box's text, kept in this browser so that it is there again
+// after a reload, or after the tab is closed and the page opened again. It never
+// leaves the machine: the storage belongs to this site in this browser, and nothing
+// here sends anything anywhere.
+//
+// Where: IndexedDB, written a short pause after the last edit. Its writes happen off
+// the page's thread (a megabyte written to localStorage instead holds the page for
+// 20 to 50 ms on every pause in typing). When the page is hidden (a tab closed, a
+// reload) with an edit not yet written, that text goes to localStorage at once,
+// since a write begun then may not finish; the next visit takes it from there (it is
+// the newer one) and moves it into IndexedDB.
+//
+//   const store = new TextStore();
+//   await store.load();  // {text} kept, {emptied: true} after Clear, or null (first visit)
+//   store.save(text);    // written after a short pause (the last text wins)
+//   store.flush();       // the page is being hidden: an unwritten text is kept now
+//   store.clear();       // removes the text; the next visit opens with an empty box
+//
+// A browser that refuses storage (a private window, a full quota, storage switched
+// off) is not an error of the page: `onProblem(message)` says the text will not be
+// kept, and everything else works as before.
+
+const DB_NAME = "rag-chunk-visualizer";
+const STORE = "text";
+const KEY = "current";
+/** localStorage, for a text the page was hidden before it could write. */
+const PENDING = "rag-chunk-visualizer:unsaved-text";
+const SAVE_DELAY_MS = 300;
+
+function settle(request) {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+export class TextStore {
+  /** @param {{onProblem?: (message: string) => void}} [options] */
+  constructor({ onProblem = () => {} } = {}) {
+    this.onProblem = onProblem;
+    /** @type {Promise<IDBDatabase | null> | null} */
+    this.db = null;
+    this.timer = 0;
+    this.pending = null; // the text waiting to be written, or null
+    this.reported = false;
+  }
+
+  problem(err) {
+    if (this.reported) return; // once is enough
+    this.reported = true;
+    const why = err?.name === "QuotaExceededError" ? "its storage is full" : err?.message || String(err);
+    this.onProblem(`This browser did not let the page keep the text (${why}): it will not be here after a reload.`);
+  }
+
+  /** The database, opened once; null when this browser refuses it. */
+  open() {
+    this.db ??= (async () => {
+      try {
+        const request = indexedDB.open(DB_NAME, 1);
+        request.onupgradeneeded = () => request.result.createObjectStore(STORE);
+        return await settle(request);
+      } catch (err) {
+        this.problem(err);
+        return null;
+      }
+    })();
+    return this.db;
+  }
+
+  /** Runs `work(store)` in one transaction; its result, or undefined when refused. */
+  async transact(mode, work) {
+    const db = await this.open();
+    if (!db) return undefined;
+    try {
+      const tx = db.transaction(STORE, mode);
+      const done = new Promise((resolve, reject) => {
+        tx.oncomplete = resolve;
+        tx.onerror = () => reject(tx.error);
+        tx.onabort = () => reject(tx.error);
+      });
+      const result = await settle(work(tx.objectStore(STORE)));
+      await done;
+      return result;
+    } catch (err) {
+      this.problem(err);
+      return undefined;
+    }
+  }
+
+  /** localStorage, or null where reading it throws (storage switched off). */
+  local() {
+    try {
+      return window.localStorage;
+    } catch {
+      return null;
+    }
+  }
+
+  /** What was kept: `{text}`, `{emptied: true}` (cleared), or null (nothing yet). */
+  async load() {
+    const local = this.local();
+    const unsaved = local?.getItem(PENDING) ?? null;
+    if (unsaved !== null) {
+      // The newest text: the page was hidden before it was written. Move it.
+      await this.transact("readwrite", (store) => store.put({ text: unsaved }, KEY));
+      local.removeItem(PENDING);
+      return { text: unsaved };
+    }
+    const record = await this.transact("readonly", (store) => store.get(KEY));
+    if (!record || typeof record !== "object") return null;
+    if (record.emptied === true) return { emptied: true };
+    return typeof record.text === "string" ? { text: record.text } : null;
+  }
+
+  /** Keeps `text` after a short pause; a newer call replaces an older one. */
+  save(text) {
+    this.pending = text;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.write(), SAVE_DELAY_MS);
+  }
+
+  /** Writes the waiting text to IndexedDB; then a copy left in localStorage is stale. */
+  async write() {
+    clearTimeout(this.timer);
+    const text = this.pending;
+    if (text === null) return;
+    this.pending = null;
+    const written = await this.transact("readwrite", (store) => store.put({ text }, KEY));
+    const local = this.local();
+    if (written !== undefined && local?.getItem(PENDING) === text) local.removeItem(PENDING);
+  }
+
+  /** The page is being hidden: a text not yet written goes to localStorage at once. */
+  flush() {
+    const text = this.pending;
+    if (text === null) return;
+    this.write(); // may finish; if it does not, the next visit has the copy below
+    try {
+      this.local()?.setItem(PENDING, text);
+    } catch (err) {
+      this.problem(err);
+    }
+  }
+
+  /** Removes the kept text; the page opens with an empty box until something is typed. */
+  clear() {
+    clearTimeout(this.timer);
+    this.pending = null;
+    try {
+      this.local()?.removeItem(PENDING);
+    } catch {}
+    return this.transact("readwrite", (store) => store.put({ emptied: true }, KEY));
+  }
+}

