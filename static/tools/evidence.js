@@ -120,6 +120,8 @@ export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, a
   const tasks = [];
   /** The selection when the add button was pressed (before a click could move it). */
   let pressed = null;
+  /** Whether the text box was the last place focused (its selection is then the one meant). */
+  let boxLast = false;
   /** k as typed when the last check was asked for, and what the sweep was last told. */
   let kAsked = null;
   let announced = null;
@@ -472,7 +474,7 @@ export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, a
       return { start, end: start + codePointsIn(kept) };
     }
     const { selectionStart: a, selectionEnd: b, value } = textBox;
-    if (a === b) return null;
+    if (!boxLast || a === b) return null;
     const range = trimmed(value, a, b);
     if (range === null) return { empty: true };
     const bom = value.length - bodyOf(value).length;
@@ -589,6 +591,14 @@ export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, a
 
   // ------------------------------------------------------------ events
 
+  // The box's selection counts while the box was the last place a person worked in
+  // (the question field and this button aside): a selection left there long ago,
+  // no longer shown, is not added by surprise.
+  document.addEventListener("focusin", (event) => {
+    const target = event.target;
+    if (target === textBox) boxLast = true;
+    else if (target !== ui.add && target !== ui.question) boxLast = false;
+  });
   // The selection is read when the button is pressed, before the click can move it.
   ui.add.addEventListener("pointerdown", () => {
     pressed = { chosen: selection(), at: performance.now() };
@@ -646,9 +656,11 @@ export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, a
       if (list.items.length > 0 && kAsked !== null && kTyped().k !== kAsked) needCheck();
     }));
   }
+  // Written at once when the page is hidden or left, not after the pause.
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "hidden") list.flush();
   });
+  window.addEventListener("pagehide", () => list.flush());
 
   showEmpty();
   ui.add.disabled = true;

@@ -371,7 +371,7 @@ export function mountSweep({ engine, panel, apply }) {
       head.lastElementChild.before(el("th", { scope: "col", "data-evidence-col": key }, METRICS[key].label));
     }
     rows.forEach((r, i) => {
-      for (const key of keys) trs[i].lastElementChild.before(el("td", { class: "num", "data-key": key }, fmt.percent(r[key])));
+      for (const key of keys) trs[i].lastElementChild.before(el("td", { class: "num", "data-key": key, "data-value": String(r[key]) }, fmt.percent(r[key])));
     });
   }
 

@@ -221,7 +221,8 @@ function markSegment(seg, pieces) {
  * `items`: [{start, end, status, id}], status "whole" or "split".
  */
 export function markSegments(root, items) {
-  unmark(root);
+  if (root.querySelector(`span.${MARK}`)) unmark(root);
+  if (items.length === 0) return [];
   const pieces = piecesOf(items.map((item, k) => [item.start, item.end, k]), items);
   for (const seg of root.querySelectorAll(SEGMENT)) markSegment(seg, pieces);
   return pieces;
@@ -247,6 +248,7 @@ export class TextViewMarks {
 
   /** `items`: [{start, end, status, id}] in code points of the text; [] clears. */
   show(items) {
+    if (items.length === 0 && this.pieces.length === 0) return; // nothing marked, nothing to mark
     this.pieces = markSegments(this.root, items);
     this.root.dataset.evidence = String(items.length);
   }
