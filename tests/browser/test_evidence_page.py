@@ -58,6 +58,13 @@ def drag_in_box(page: Any, passage: str) -> None:
     )
 
 
+def open_panel(page: Any, panel: str) -> None:
+    """Opens a planning panel if the page folds it (a fold whose summary holds its title)."""
+    fold = page.locator(f"#{panel} > details:has(> summary h2)")
+    if fold.count() == 1 and fold.get_attribute("open") is None:
+        fold.locator("> summary").click()
+
+
 def entry(page: Any, passage: str) -> Any:
     start = TEXT.index(passage)
     return page.locator(
@@ -140,6 +147,7 @@ def test_a_selected_passage_is_checked_and_a_split_one_is_flagged_until_the_sugg
     expect(app.get_by_test_id("chunk").nth(0).locator(".ev-split")).to_have_count(0)
 
     # The sweep checks the same passages at every setting, beside its costs.
+    open_panel(app, "sweep-panel")
     app.locator("#sweep-panel summary", has_text="table").click()
     current = app.locator('[data-testid="sweep-apply"][data-size="4"][data-overlap="2"]:disabled')
     expect(current.first).to_be_attached(timeout=WAIT_MS)  # the sweep of the new setting
@@ -174,6 +182,7 @@ def test_jsonl_with_bad_lines_counts_the_rest_and_the_exports_match_the_command_
 ) -> None:
     configure(app, text=TEXT, unit="char", size=24, overlap=4)
     expect_figure(app, "summary-chunks", "6", "6")
+    open_panel(app, "budget-panel")
     app.get_by_test_id("budget-top-k").fill("2")  # k for the retrieval check
 
     lines = [
