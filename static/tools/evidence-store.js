@@ -15,7 +15,8 @@
 // or draws anything (static/tools/evidence.js does).
 
 /** The event the list's owner fires on `document` when the evidence changes: its
- * `detail` is `{evidence: [...items] | null, top_k}` (null: no evidence). */
+ * `detail` is `{fields: {evidence: [...items], top_k}, note}` for the sweep's request
+ * (`note`: what the sweep leaves out, or null), or null when the list is empty. */
 export const EVIDENCE_EVENT = "evidence-change";
 
 const KEY = "rag-chunk-visualizer:evidence";

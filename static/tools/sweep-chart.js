@@ -210,7 +210,7 @@ export function mountSweep({ engine, panel, apply }) {
   const status = panel.querySelector('[data-testid="sweep-status"]');
   const body = panel.querySelector('[data-testid="sweep-table"] tbody');
   const error = panel.querySelector('[data-testid="error"]');
-  /** The evidence sent with each sweep ({evidence, top_k}; null: none), and the last view swept. */
+  /** The evidence for each sweep ({fields: {evidence, top_k}, note}; null: none), and the last view swept. */
   let evidenceFields = null;
   let lastView = null;
   let last = null;
@@ -255,7 +255,8 @@ export function mountSweep({ engine, panel, apply }) {
     status.textContent = `${fmt.unitCount(units, unit)}, ${fmt.integer(sentences)} sentence${sentences === 1 ? "" : "s"}; ` +
       `${rows.length} configurations in one engine call.` +
       (last.evidence ? ` At each, ${fmt.integer(last.evidence.items)} evidence passage${last.evidence.items === 1 ? "" : "s"} checked` +
-        (last.evidence.questions > 0 ? `, and BM25 recall@${fmt.integer(last.evidence.top_k)} for ${fmt.integer(last.evidence.questions)} question${last.evidence.questions === 1 ? "" : "s"}.` : ".") : "");
+        (last.evidence.questions > 0 ? `, and BM25 recall@${fmt.integer(last.evidence.top_k)} for ${fmt.integer(last.evidence.questions)} question${last.evidence.questions === 1 ? "" : "s"}.` : ".") +
+        (evidenceFields?.note ? ` ${evidenceFields.note}` : "") : "");
 
     const trs = rows.map((r) => {
       const tr = el("tr", { class: r.current ? "is-current" : "" });
@@ -292,7 +293,7 @@ export function mountSweep({ engine, panel, apply }) {
     let response;
     try {
       lastView = viewRequest;
-      const extra = evidenceFields ?? {};
+      const extra = evidenceFields?.fields ?? {};
       response = await engine.call(PURPOSE.sweep, { op: "sweep", text, unit, encoding, size, overlap, overlap_mode: overlapMode, ...extra });
     } catch (err) {
       error.textContent = `The sweep failed: ${messageOf(err)}`;
