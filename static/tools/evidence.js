@@ -209,6 +209,9 @@ export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, a
       return;
     }
     panel.dataset.state = "checking";
+    // The list already follows a newer text (a passage added while an edit was on its
+    // way): the view of that text is about to land, and its check follows.
+    if (bodyOf(view.text) !== list.text) return;
     const base = { op: "evidence", ...settingOf(view), evidence: list.request() };
     let { k, from } = kTyped();
     kAsked = k;
@@ -300,7 +303,7 @@ export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, a
       ui.minCost.textContent =
         `At size ${fmt.unitCount(params.size, unit)}, overlap ${fmt.integer(min)} makes ${fmt.integer(summary.chunks_at_min_overlap)} chunks and processes ` +
         `${fmt.unitCount(summary.processed_units_at_min_overlap, unit)}: ${fmt.percent(summary.extra_volume_at_min_overlap)} extra volume ` +
-        `(now ${fmt.integer(summary.chunks)} chunks, ${fmt.percent(summary.extra_volume)} at overlap ${fmt.integer(params.overlap)}).` +
+        `(now: ${fmt.integer(summary.chunks)} chunks, ${fmt.percent(summary.extra_volume)} extra at overlap ${fmt.integer(params.overlap)}).` +
         (min < params.overlap ? " A larger overlap does not always keep every passage whole: the windows move." : "");
       ui.useMin.textContent = `Use overlap ${fmt.integer(min)}`;
       ui.useMin.dataset.overlap = String(min);
@@ -322,11 +325,10 @@ export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, a
       ui.context.textContent = "–";
       ui.repeated.textContent = "–";
     } else {
-      const hit = Math.round(retrieval.recall_at_k * retrieval.questions);
       ui.recall.textContent = fmt.percent(retrieval.recall_at_k);
       ui.recallNote.textContent =
-        `For ${fmt.integer(hit)} of ${fmt.integer(retrieval.questions)} question${retrieval.questions === 1 ? "" : "s"}, ` +
-        `one of BM25's top ${fmt.integer(k)} chunks holds the passage whole.`;
+        `Questions whose passage one of BM25's top ${fmt.integer(k)} chunks holds whole: ` +
+        `${derivation.recall_at_k?.inputs ?? fmt.percent(retrieval.recall_at_k)}.`;
       ui.context.textContent = fmt.unitCount(retrieval.context_units, unit);
       ui.repeated.textContent = fmt.unitCount(retrieval.context_repeated_units, unit);
     }
@@ -534,8 +536,8 @@ export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, a
       if (view === null) return;
       say(ui.loadNote, `Reading ${source}…`);
       ui.lineErrors.replaceChildren();
-      followBox();
-      const request = { op: "evidence", ...settingOf(view), top_k: DEFAULT_K, evidence_jsonl: jsonl };
+      followBox(); // the quotes are found in the text as the box holds it now
+      const request = { op: "evidence", ...settingOf(view), text: textBox.value, top_k: DEFAULT_K, evidence_jsonl: jsonl };
       const response = await call(PURPOSE.evidence, request);
       if (response === null) {
         say(ui.loadNote, `Reading ${source} was interrupted: try again.`, "warning");
