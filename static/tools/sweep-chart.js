@@ -8,6 +8,7 @@
 import { messageOf, PURPOSE } from "../engine/protocol.js";
 import { el, svg } from "../view/dom.js";
 import * as fmt from "../view/format.js";
+import { EVIDENCE_EVENT } from "./evidence-store.js";
 
 const SWEEP_DELAY_MS = 200; // after the main view lands, so typing never waits on a sweep
 
@@ -15,7 +16,15 @@ const METRICS = {
   chunks: { label: "Chunks", fmt: fmt.integer, floor: 0 },
   inflation: { label: "Inflation", fmt: fmt.ratio, floor: 1 },
   cut: { label: "Cut sentences", fmt: fmt.integer, floor: 0 },
+  // With evidence (static/tools/evidence.js): shares from 0 to 1, drawn 0–100%.
+  evidence_coverage: { label: "Evidence whole", fmt: fmt.percent, floor: 0, share: true },
+  recall_at_k: { label: "Recall@k", fmt: fmt.percent, floor: 0, share: true },
 };
+/** The evidence figures drawn over a cost metric (right axis, 0–100%), each with its own mark. */
+const OVERLAYS = [
+  { key: "evidence_coverage", shape: "square" },
+  { key: "recall_at_k", shape: "triangle" },
+];
 
 const W = 320;
 const H = 196;
@@ -29,7 +38,15 @@ function describe(row, unit) {
   return `Size ${fmt.unitCount(row.size, unit)}, overlap ${overlapLabel(row, unit)}: ` +
     `${fmt.integer(row.chunks)} chunks, inflation ${fmt.ratio(row.inflation)}, ` +
     `${fmt.integer(row.cut)} cut sentence${row.cut === 1 ? "" : "s"}` +
+    evidenceWords(row) +
     `${row.current ? " (current setting)" : ""}`;
+}
+
+/** A row's evidence figures in words ("" without evidence). */
+function evidenceWords(row) {
+  if (row.evidence_coverage === undefined) return "";
+  const recall = row.recall_at_k === null || row.recall_at_k === undefined ? "" : `, recall@k ${fmt.percent(row.recall_at_k)}`;
+  return `, evidence whole ${fmt.percent(row.evidence_coverage)}${recall}`;
 }
 
 /** Round tick values from lo up to the first tick at or above hi; whole steps when `whole`. */
@@ -49,8 +66,10 @@ function ticks(lo, hi, count, whole = false) {
  * One chart: rows of one series, x from `xOf`, y the chosen metric.
  * Returns the <figure> element.
  */
-function chart({ rows, series, metric, unit, title, xLabel, xOf, xFmt, xTicks }) {
+function chart({ rows, series, metric, unit, title, xLabel, xOf, xFmt, xTicks, overlays = [] }) {
   const spec = METRICS[metric];
+  // Evidence over a cost metric takes a right-hand axis (0–100%), so the margin widens.
+  const right = overlays.length > 0 ? 40 : M.right;
   const pts = rows.filter((r) => r[metric] !== null && r[metric] !== undefined);
   const fig = el("figure", { class: "sweep-fig", "data-series": series });
   fig.append(el("figcaption", {}, title));
@@ -70,31 +89,33 @@ function chart({ rows, series, metric, unit, title, xLabel, xOf, xFmt, xTicks })
   if (series === "overlap") [x0, x1] = [0, Math.max(50, x1)];
   if (x1 === x0) [x0, x1] = [x0 - 1, x1 + 1];
   const ys = pts.map((r) => r[metric]);
-  const y0 = Math.min(spec.floor, ...ys);
+  let y0 = Math.min(spec.floor, ...ys);
   let y1 = Math.max(...ys);
+  if (spec.share) [y0, y1] = [0, 1];
   if (y1 <= y0) y1 = y0 + (metric === "inflation" ? 0.5 : 1);
-  const yTickVals = ticks(y0, y1, 3, metric !== "inflation");
+  const yTickVals = spec.share ? [0, 0.5, 1] : ticks(y0, y1, 3, metric !== "inflation");
   y1 = Math.max(y1, yTickVals[yTickVals.length - 1]);
-  const px = (x) => M.left + ((x - x0) / (x1 - x0)) * (W - M.left - M.right);
+  const px = (x) => M.left + ((x - x0) / (x1 - x0)) * (W - M.left - right);
   const py = (y) => H - M.bottom - ((y - y0) / (y1 - y0)) * (H - M.top - M.bottom);
 
   const grid = svg("g", { class: "sweep-grid", "aria-hidden": "true" });
   for (const v of yTickVals) {
-    grid.append(svg("line", { x1: M.left, x2: W - M.right, y1: py(v), y2: py(v) }));
+    grid.append(svg("line", { x1: M.left, x2: W - right, y1: py(v), y2: py(v) }));
     grid.append(svg("text", { x: M.left - 6, y: py(v) + 3.5, "text-anchor": "end" }, spec.fmt(v)));
   }
   for (const v of xTicks(pts, x0, x1)) {
     grid.append(svg("line", { class: "x-tick", x1: px(v), x2: px(v), y1: H - M.bottom, y2: H - M.bottom + 4 }));
     grid.append(svg("text", { x: px(v), y: H - M.bottom + 15, "text-anchor": "middle" }, xFmt(v)));
   }
-  grid.append(svg("line", { class: "axis", x1: M.left, x2: W - M.right, y1: H - M.bottom, y2: H - M.bottom }));
-  grid.append(svg("text", { class: "axis-label", x: (M.left + W - M.right) / 2, y: H - 6, "text-anchor": "middle" }, xLabel));
+  grid.append(svg("line", { class: "axis", x1: M.left, x2: W - right, y1: H - M.bottom, y2: H - M.bottom }));
+  grid.append(svg("text", { class: "axis-label", x: (M.left + W - right) / 2, y: H - 6, "text-anchor": "middle" }, xLabel));
   root.append(grid);
 
   const sorted = [...pts].sort((a, b) => xOf(a) - xOf(b));
   const d = sorted.map((r, i) => `${i ? "L" : "M"}${px(xOf(r)).toFixed(2)},${py(r[metric]).toFixed(2)}`).join(" ");
   root.append(svg("path", { d, class: "sweep-line", "aria-hidden": "true" }));
 
+  if (overlays.length > 0) drawOverlays({ root, fig, sorted, overlays, metric, px, xOf, right });
   const points = svg("g", { class: "sweep-points" });
   for (const r of sorted) {
     const cx = px(xOf(r));
@@ -125,13 +146,60 @@ function chart({ rows, series, metric, unit, title, xLabel, xOf, xFmt, xTicks })
     const above = cy - 14 > M.top - 6;
     root.append(svg("text", {
       class: "current-label",
-      x: Math.min(Math.max(cx, M.left + 14), W - M.right - 14),
+      x: Math.min(Math.max(cx, M.left + 14), W - right - 14),
       y: above ? cy - 13 : cy + 22,
       "text-anchor": "middle",
       "aria-hidden": "true",
     }, "yours"));
   }
   return fig;
+}
+
+/** Marks of one overlay series: a square or a triangle at (cx, cy). */
+function marker(shape, cx, cy) {
+  if (shape === "square") return svg("rect", { class: "mark", x: cx - 3.5, y: cy - 3.5, width: 7, height: 7 });
+  return svg("path", { class: "mark", d: `M${cx},${cy - 4.5} L${cx + 4.5},${cy + 3.5} L${cx - 4.5},${cy + 3.5} Z` });
+}
+
+/**
+ * The evidence shares over a cost chart: a right-hand axis from 0 to 100%, a dashed
+ * line for each share with its own mark (square, triangle), and a legend under the
+ * chart naming every series, so the trade-off reads without colour.
+ */
+function drawOverlays({ root, fig, sorted, overlays, metric, px, xOf, right }) {
+  const top = M.top;
+  const bottom = H - M.bottom;
+  const py = (v) => bottom - v * (bottom - top);
+  const axis = svg("g", { class: "sweep-grid sweep-right", "aria-hidden": "true" });
+  for (const v of [0, 0.5, 1]) {
+    axis.append(svg("text", { x: W - right + 6, y: py(v) + 3.5, "text-anchor": "start" }, fmt.percent(v)));
+  }
+  root.append(axis);
+  const legend = el("p", { class: "sweep-legend" });
+  const entry = (mark, words) => {
+    const span = el("span", { class: "legend-entry" });
+    span.append(el("span", { "aria-hidden": "true" }, mark), ` ${words}`);
+    legend.append(span);
+  };
+  entry("●", `${METRICS[metric].label} (left axis)`);
+  for (const { key, shape } of overlays) {
+    const pts = sorted.filter((r) => r[key] !== null && r[key] !== undefined);
+    if (pts.length === 0) continue;
+    const d = pts.map((r, i) => `${i ? "L" : "M"}${px(xOf(r)).toFixed(2)},${py(r[key]).toFixed(2)}`).join(" ");
+    const group = svg("g", { class: `sweep-overlay overlay-${shape}`, "data-testid": "sweep-overlay", "data-key": key });
+    group.append(svg("path", { d, class: "overlay-line", "aria-hidden": "true" }));
+    for (const r of pts) {
+      const m = marker(shape, px(xOf(r)), py(r[key]));
+      m.setAttribute("data-size", String(r.size));
+      m.setAttribute("data-overlap", String(r.overlap));
+      m.setAttribute("data-value", String(r[key]));
+      m.append(svg("title", {}, `${METRICS[key].label} ${fmt.percent(r[key])} at size ${r.size}, overlap ${r.overlap}`));
+      group.append(m);
+    }
+    root.append(group);
+    entry(shape === "square" ? "■" : "▲", `${METRICS[key].label} (right axis, dashed)`);
+  }
+  fig.append(legend);
 }
 
 /**
@@ -145,6 +213,9 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
   const status = panel.querySelector('[data-testid="sweep-status"]');
   const body = panel.querySelector('[data-testid="sweep-table"] tbody');
   const error = panel.querySelector('[data-testid="error"]');
+  /** The evidence for each sweep ({fields: {evidence, top_k}, note}; null: none), and the last view swept. */
+  let evidenceFields = null;
+  let lastView = null;
   let last = null;
   let timer = 0;
   let refocus = null;
@@ -159,20 +230,23 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
     if (!last) return;
     const { params, rows, units, sentences } = last;
     const unit = params.unit;
+    const shares = evidenceChoices(rows);
     const m = metric();
+    // Over a cost metric, the evidence shares share the picture (right axis).
+    const overlays = METRICS[m].share ? [] : OVERLAYS.filter(({ key }) => shares.includes(key));
     const over = rows.filter((r) => r.series === "overlap");
     const sizes = rows.filter((r) => r.series === "size");
     const figs = el("div", { class: "sweep-figs" });
     figs.append(
       chart({
-        rows: over, series: "overlap", metric: m, unit,
+        rows: over, series: "overlap", metric: m, unit, overlays,
         title: `Across overlap, size ${fmt.unitCount(params.size, unit)}`,
         xLabel: "overlap, % of size", xOf: (r) => r.overlap_percent,
         xFmt: (v) => `${fmt.plain(v)}%`,
         xTicks: (_pts, x0, x1) => ticks(x0, x1, 5).filter((v) => v <= x1),
       }),
       chart({
-        rows: sizes, series: "size", metric: m, unit,
+        rows: sizes, series: "size", metric: m, unit, overlays,
         title: "Across sizes, at your overlap share",
         xLabel: `chunk size, ${fmt.unitPlural(unit)}`, xOf: (r) => r.size,
         xFmt: (v) => fmt.integer(v),
@@ -184,7 +258,10 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
     box.dataset.metric = m;
     box.dataset.rows = String(rows.length);
     status.textContent = `${fmt.unitCount(units, unit)}, ${fmt.integer(sentences)} sentence${sentences === 1 ? "" : "s"}; ` +
-      `${rows.length} configurations in one engine call.`;
+      `${rows.length} configurations in one engine call.` +
+      (last.evidence ? ` At each, ${fmt.integer(last.evidence.items)} evidence passage${last.evidence.items === 1 ? "" : "s"} checked` +
+        (last.evidence.questions > 0 ? `, and BM25 recall@${fmt.integer(last.evidence.top_k)} for ${fmt.integer(last.evidence.questions)} question${last.evidence.questions === 1 ? "" : "s"}.` : ".") +
+        (evidenceFields?.note ? ` ${evidenceFields.note}` : "") : "");
 
     const trs = rows.map((r, i) => {
       const starts = i > 0 && rows[i - 1].series !== r.series; // a rule above it on a phone
@@ -208,6 +285,7 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
       return tr;
     });
     body.replaceChildren(...trs);
+    evidenceColumns(rows, trs, shares);
 
     if (refocus) {
       const target = box.querySelector(`.sweep-point[data-series="${refocus}"][data-current="true"]`);
@@ -220,7 +298,9 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
     const { text, unit, encoding, size, overlap, overlap_mode: overlapMode } = viewRequest;
     let response;
     try {
-      response = await engine.call(PURPOSE.sweep, { op: "sweep", text, unit, encoding, size, overlap, overlap_mode: overlapMode });
+      lastView = viewRequest;
+      const extra = evidenceFields?.fields ?? {};
+      response = await engine.call(PURPOSE.sweep, { op: "sweep", text, unit, encoding, size, overlap, overlap_mode: overlapMode, ...extra });
     } catch (err) {
       error.textContent = `The sweep failed: ${messageOf(err)}`;
       error.hidden = false;
@@ -264,9 +344,55 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
     if (event.target.name === "sweep-metric") render();
   });
 
+  // ------------------------------------------------------------ evidence
+  // static/tools/evidence.js says when the evidence list (or its k) changes: every
+  // sweep from then on checks it at each setting, and the last view is swept again.
+
+  const choices = panel.querySelector(".sweep-metric");
+  const head = panel.querySelector('[data-testid="sweep-table"] thead tr');
+
+  /** Shows the evidence metrics that `rows` carry as choices; returns their keys. */
+  function evidenceChoices(rows) {
+    const keys = OVERLAYS.map(({ key }) => key).filter((key) => rows.some((r) => r[key] !== null && r[key] !== undefined));
+    for (const { key } of OVERLAYS) {
+      let label = choices.querySelector(`[data-evidence-metric="${key}"]`);
+      if (keys.includes(key) && !label) {
+        label = el("label", { "data-evidence-metric": key });
+        label.append(
+          el("input", { type: "radio", name: "sweep-metric", value: key, "data-testid": `sweep-metric-${key.replaceAll("_", "-")}` }),
+          el("span", {}, METRICS[key].label),
+        );
+        choices.append(label);
+      } else if (!keys.includes(key) && label) {
+        if (label.querySelector("input").checked) choices.querySelector('input[value="chunks"]').checked = true;
+        label.remove();
+      }
+    }
+    return keys;
+  }
+
+  /** The table's evidence columns (before the apply column), for the shares `keys`. */
+  function evidenceColumns(rows, trs, keys) {
+    for (const th of head.querySelectorAll("[data-evidence-col]")) th.remove();
+    for (const key of keys) {
+      head.lastElementChild.before(el("th", { scope: "col", "data-evidence-col": key }, METRICS[key].label));
+    }
+    rows.forEach((r, i) => {
+      for (const key of keys) trs[i].lastElementChild.before(el("td", { class: "num", "data-key": key, "data-value": String(r[key]) }, fmt.percent(r[key])));
+    });
+  }
+
+  document.addEventListener(EVIDENCE_EVENT, (event) => {
+    evidenceFields = event.detail;
+    if (lastView === null) return; // the first view's sweep will take it
+    clearTimeout(timer);
+    timer = setTimeout(() => request(lastView), SWEEP_DELAY_MS);
+  });
+
   return {
     /** The main view landed for `viewRequest`: sweep the same text shortly after. */
     viewLanded(viewRequest) {
+      lastView = viewRequest;
       clearTimeout(timer);
       if (!isOpen()) {
         waiting = viewRequest;

@@ -7,6 +7,7 @@ import { PURPOSE } from "../engine/protocol.js";
 import { measureText } from "../engine/text-limit.js";
 import { FACTS } from "../facts.js";
 import { engine } from "../start.js"; // started before this module graph loaded
+import { mountEvidence } from "../tools/evidence.js";
 import { FieldErrors } from "../tools/forms.js";
 import { mountTools } from "../tools/tools.js";
 import { BoundaryView } from "./boundaries.js";
@@ -191,6 +192,7 @@ async function compute() {
     lastGood = { request, result: response.result };
     render(response.result);
     tools.viewLanded(request);
+    evidence.viewLanded(request);
   } else {
     errors.show(response.error, { stale: lastGood !== null });
     blockDownload(response.error);
@@ -469,6 +471,19 @@ const tools = mountTools({
   main: () => ({ settings, result: lastGood?.result ?? null }),
   // A sweep point chosen: its size and overlap (whole units) go into the main inputs.
   apply: ({ size, overlap }) => applySettings({ ...settings, size: String(size), overlap: String(overlap), om: "units" }),
+});
+
+// ---------------------------------------------------------------- evidence check
+
+const evidence = mountEvidence({
+  engine,
+  panel: $("#evidence-panel"),
+  textBox: ui.text,
+  chunkList: ui.chunkList,
+  topK: $("#budget-top-k"), // k for the retrieval check is the budget panel's top-k
+  goTo: (index) => cards.goTo(index),
+  // The smallest overlap that keeps every passage whole, put into the main inputs.
+  apply: ({ overlap }) => applySettings({ ...settings, overlap: String(overlap), om: "units" }),
 });
 
 // ---------------------------------------------------------------- start

@@ -1,0 +1,704 @@
+// The evidence check (engine op `evidence`, docs/protocol.md section 5): the passages
+// the user's answers need, checked against the current setting. For each one, whether
+// some chunk holds it whole; the smallest overlap that keeps every one whole, and
+// what it costs; and, for passages with a question, whether a lexical retriever
+// (Okapi BM25) ranks a chunk holding it among the top k.
+//
+// Passages come from a selection in the text box (or the text view), from a JSON
+// Lines file, or pasted JSON Lines. The list (evidence-store.js) follows edits of
+// the text and is kept for the page session. Every figure is the engine's; this
+// module lays them out, marks the cards and the text view (view/evidence-marks.js),
+// and tells the sweep what to check at every setting (EVIDENCE_EVENT).
+//
+// Calls run one at a time (a load never races a check), and an answer that a newer
+// edit made stale is dropped before it reaches the screen.
+
+import { messageOf, PURPOSE } from "../engine/protocol.js";
+import { FACTS } from "../facts.js";
+import { derivationRow } from "../view/derivation.js";
+import { el } from "../view/dom.js";
+import { CardMarks, selectedInterval, TextViewMarks } from "../view/evidence-marks.js";
+import * as fmt from "../view/format.js";
+import { utf16Indexer } from "../view/text-offsets.js";
+import { bodyOf, codePointsIn, EVIDENCE_EVENT, EvidenceList, idKey } from "./evidence-store.js";
+
+const MAX_ITEMS = FACTS.caps.evidence_items;
+const MAX_BYTES = FACTS.caps.bytes;
+const DEFAULT_K = FACTS.defaults.evidence.top_k;
+const SHOWN = 200; // list entries drawn at first; "Show more" draws as many again
+const LINKED = 4; // chunks linked one by one; a longer run shows its two ends
+const QUOTED = 160; // code units of a passage shown in full; a longer one is shortened
+// The sweep runs BM25 at each of its settings (16 of them), which costs about the
+// text's length times the questions (measured natively: 100,000 characters with 20
+// questions take 0.4-0.6 s, with 100 questions 1.3-1.6 s; a megabyte with 100, 4-9 s),
+// and a running sweep holds up the next edit. Above this much work the sweep gets the
+// passages without their questions: coverage at every setting, recall for yours only.
+const RECALL_SWEEP_WORK = 3_000_000; // code points x (questions + 10)
+
+/** The fields of a main-view request that decide the chunks. */
+const SETTING_FIELDS = ["text", "unit", "encoding", "size", "overlap", "overlap_mode"];
+
+const DERIVED = [
+  ["evidence_coverage", "Evidence whole", fmt.percent],
+  ["min_overlap_for_evidence", "Smallest overlap keeping all whole", (v) => fmt.integer(v)],
+  ["processed_units_at_min_overlap", "Processed units at that overlap", fmt.integer],
+  ["extra_volume_at_min_overlap", "Extra volume at that overlap", fmt.percent],
+  ["recall_at_k", "Recall@k (BM25)", fmt.percent],
+];
+
+function download(filename, text, type) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = el("a", { href: url, download: filename, hidden: "" });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** Whitespace trimmed off both ends of s[a, b) (UTF-16 units); null if nothing is left. */
+function trimmed(s, a, b) {
+  while (a < b && /\s/.test(s[a])) a += 1;
+  while (b > a && /\s/.test(s[b - 1])) b -= 1;
+  return a < b ? [a, b] : null;
+}
+
+/** "chunks 3, 4" or "chunks 3–9": 1-based, as the cards are titled. */
+function chunkWords(indices) {
+  if (indices.length === 1) return `chunk ${fmt.integer(indices[0] + 1)}`;
+  const first = fmt.integer(indices[0] + 1);
+  const last = fmt.integer(indices[indices.length - 1] + 1);
+  return indices.length <= LINKED ? `chunks ${indices.map((i) => fmt.integer(i + 1)).join(", ")}` : `chunks ${first}–${last}`;
+}
+
+/**
+ * @param {{engine: object, panel: HTMLElement, textBox: HTMLTextAreaElement,
+ *   chunkList: HTMLElement, topK: HTMLInputElement | null,
+ *   goTo: (index: number) => void, apply: (setting: {overlap: number}) => void}} options
+ *   `topK` is the budget panel's top-k field (its value is k; empty: the default);
+ *   `goTo` shows a chunk's card; `apply` puts an overlap (whole units) into the main view.
+ */
+export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, apply }) {
+  const $ = (testid) => panel.querySelector(`[data-testid="${testid}"]`);
+  const ui = {
+    question: $("evidence-question"),
+    add: $("evidence-add"),
+    addNote: $("evidence-add-note"),
+    file: $("evidence-file"),
+    paste: $("evidence-jsonl"),
+    pasteAdd: $("evidence-paste-add"),
+    loadNote: $("evidence-load-note"),
+    lineErrors: $("evidence-line-errors"),
+    error: $("evidence-error"),
+    out: $("evidence-out"),
+    empty: $("evidence-empty"),
+    coverage: $("evidence-coverage"),
+    whole: $("evidence-whole"),
+    minOverlap: $("evidence-min-overlap"),
+    minCost: $("evidence-min-overlap-cost"),
+    useMin: $("evidence-use-min-overlap"),
+    recall: $("retrieval-recall"),
+    recallNote: $("retrieval-note"),
+    context: $("retrieval-context"),
+    repeated: $("retrieval-repeated"),
+    kNote: $("retrieval-k"),
+    list: $("evidence-list"),
+    more: $("evidence-more"),
+    derivation: panel.querySelector("[data-evidence-derivation]"),
+    exportJsonl: $("evidence-export-jsonl"),
+    exportReport: $("evidence-download"),
+    clear: $("evidence-clear"),
+    kept: $("evidence-kept"),
+  };
+
+  const list = new EvidenceList({ onProblem: (message) => (ui.kept.textContent = message) });
+  const cards = new CardMarks(chunkList);
+  // The text view (when the page has one): its segments are marked as they are drawn.
+  const textViewRoot = document.querySelector('[data-testid="text-view"]');
+  const textMarks = textViewRoot ? new TextViewMarks(textViewRoot) : null;
+
+  /** The last main-view request that landed (its settings are valid), or null. */
+  let view = null;
+  /** What is on screen: {request, result, k} of the last check drawn, or null. */
+  let shown = null;
+  let shownCount = SHOWN;
+  let dirty = false; // a check is needed (the list, the setting or k changed)
+  let running = false;
+  const tasks = [];
+  /** The selection when the add button was pressed (before a click could move it). */
+  let pressed = null;
+  /** Whether the text box was the last place focused (its selection is then the one meant). */
+  let boxLast = false;
+  /** k as typed when the last check was asked for, and what the sweep was last told. */
+  let kAsked = null;
+  let announced = null;
+
+  // ------------------------------------------------------------ k
+
+  /** k for the retrieval check: the budget panel's top-k, or the default when it is empty. */
+  function kTyped() {
+    const typed = topK?.value.trim() ?? "";
+    return typed === "" ? { k: DEFAULT_K, from: "default" } : { k: typed, from: "budget" };
+  }
+
+  // ------------------------------------------------------------ the calls, one at a time
+
+  function settingOf(request) {
+    return Object.fromEntries(SETTING_FIELDS.filter((f) => f in request).map((f) => [f, request[f]]));
+  }
+
+  function needCheck() {
+    dirty = true;
+    pump();
+  }
+
+  async function pump() {
+    if (running) return;
+    running = true;
+    try {
+      while (tasks.length > 0 || dirty) {
+        if (tasks.length > 0) {
+          await tasks.shift()();
+        } else {
+          dirty = false;
+          await check();
+        }
+      }
+    } finally {
+      running = false;
+    }
+  }
+
+  function queue(task) {
+    tasks.push(task);
+    pump();
+  }
+
+  async function call(purpose, request) {
+    try {
+      return await engine.call(purpose, request);
+    } catch (err) {
+      return { ok: false, error: { field: null, message: `The engine failed: ${messageOf(err)}` } };
+    }
+  }
+
+  // ------------------------------------------------------------ the check
+
+  /** Tells the sweep the evidence to check at every setting, when it changed. */
+  function announce() {
+    const k = shown?.k ?? kTyped().k;
+    const key = `${list.version}|${k}`;
+    if (key === announced) return;
+    announced = key;
+    let detail = null;
+    if (list.items.length > 0) {
+      const questions = list.items.filter((item) => item.question).length;
+      const heavy = questions > 0 && (list.text?.length ?? 0) * (questions + 10) > RECALL_SWEEP_WORK;
+      const evidence = heavy ? list.items.map(({ id, start, end }) => ({ id, start, end })) : list.request();
+      const note = heavy
+        ? "Recall@k at every setting is left out for a text this long with this many questions: it would keep the engine busy for seconds after every change. The evidence check shows it for your setting."
+        : null;
+      detail = { fields: { evidence, top_k: k }, note };
+    }
+    document.dispatchEvent(new CustomEvent(EVIDENCE_EVENT, { detail }));
+  }
+
+  async function check() {
+    if (view === null) return;
+    if (list.items.length === 0) {
+      showEmpty();
+      return;
+    }
+    panel.dataset.state = "checking";
+    // The list already follows a newer text (a passage added while an edit was on its
+    // way): the view of that text is about to land, and its check follows.
+    if (bodyOf(view.text) !== list.text) return;
+    const base = { op: "evidence", ...settingOf(view), evidence: list.request() };
+    let { k, from } = kTyped();
+    kAsked = k;
+    let response = await call(PURPOSE.evidence, { ...base, top_k: k });
+    if (dirty || response === null) return; // a newer edit: its own check follows
+    let kRefused = null;
+    if (!response.ok && response.error.field === "top_k" && from === "budget") {
+      kRefused = response.error.message;
+      ({ k, from } = { k: DEFAULT_K, from: "default" });
+      response = await call(PURPOSE.evidence, { ...base, top_k: k });
+      if (dirty || response === null) return;
+    }
+    if (!response.ok) {
+      showRefused(response.error.message);
+      return;
+    }
+    shown = { request: { ...base, top_k: k }, result: response.result, k, from, kRefused };
+    announce();
+    render();
+  }
+
+  function showEmpty() {
+    shown = null;
+    panel.dataset.state = "empty";
+    ui.out.hidden = true;
+    ui.empty.hidden = false;
+    ui.error.hidden = true;
+    for (const node of [ui.coverage, ui.minOverlap, ui.recall]) node.dataset.value = "";
+    ui.list.replaceChildren();
+    ui.more.hidden = true;
+    ui.exportJsonl.disabled = true;
+    ui.exportReport.disabled = true;
+    ui.clear.disabled = true;
+    cards.clear();
+    textMarks?.show([]);
+  }
+
+  function showRefused(message) {
+    shown = null;
+    panel.dataset.state = "refused";
+    ui.error.textContent = message;
+    ui.error.hidden = false;
+    ui.out.hidden = true;
+    ui.empty.hidden = true;
+    ui.exportJsonl.disabled = true;
+    ui.exportReport.disabled = true;
+    ui.clear.disabled = false;
+    renderList(null); // the list as it stands, every item marked "not checked"
+    cards.clear();
+    textMarks?.show([]);
+  }
+
+  // ------------------------------------------------------------ rendering
+
+  function render() {
+    const { result } = shown;
+    const { summary, retrieval, params, derivation } = result;
+    const unit = params.unit;
+    panel.dataset.state = "ready";
+    ui.error.hidden = true;
+    ui.out.hidden = false;
+    ui.empty.hidden = true;
+    ui.exportJsonl.disabled = false;
+    ui.exportReport.disabled = false;
+    ui.clear.disabled = false;
+
+    // Whole evidence.
+    ui.coverage.dataset.value = String(summary.evidence_coverage);
+    ui.coverage.textContent = fmt.percent(summary.evidence_coverage);
+    ui.coverage.title = derivation.evidence_coverage ? `${derivation.evidence_coverage.formula} = ${derivation.evidence_coverage.inputs}` : "";
+    ui.whole.textContent =
+      `${fmt.integer(summary.evidence_whole)} of ${fmt.integer(summary.items)} passage${summary.items === 1 ? "" : "s"} ` +
+      `held whole by some chunk; ${fmt.integer(summary.evidence_split)} split.` +
+      (summary.longer_than_size > 0
+        ? ` ${fmt.integer(summary.longer_than_size)} ${summary.longer_than_size === 1 ? "is" : "are"} longer than the chunk size: no overlap can keep ${summary.longer_than_size === 1 ? "it" : "them"} whole.`
+        : "");
+    panel.dataset.whole = String(summary.evidence_whole);
+    panel.dataset.split = String(summary.evidence_split);
+
+    // The smallest overlap, and its cost.
+    const min = summary.min_overlap_for_evidence;
+    ui.minOverlap.dataset.value = min === null ? "" : String(min);
+    ui.useMin.hidden = min === null || min === params.overlap;
+    if (min === null) {
+      ui.minOverlap.textContent = "none";
+      ui.minCost.textContent = summary.min_overlap_reason ?? "";
+    } else {
+      ui.minOverlap.textContent = fmt.unitCount(min, unit);
+      ui.minCost.textContent =
+        `At size ${fmt.unitCount(params.size, unit)}, overlap ${fmt.integer(min)} makes ${fmt.integer(summary.chunks_at_min_overlap)} chunks and processes ` +
+        `${fmt.unitCount(summary.processed_units_at_min_overlap, unit)}: ${fmt.percent(summary.extra_volume_at_min_overlap)} extra volume ` +
+        `(now: ${fmt.integer(summary.chunks)} chunks, ${fmt.percent(summary.extra_volume)} extra at overlap ${fmt.integer(params.overlap)}).` +
+        (min < params.overlap ? " A larger overlap does not always keep every passage whole: the windows move." : "");
+      ui.useMin.textContent = `Use overlap ${fmt.integer(min)}`;
+      ui.useMin.dataset.overlap = String(min);
+    }
+
+    // Retrieval.
+    const k = params.top_k;
+    const kWords =
+      shown.from === "budget"
+        ? `k = ${fmt.integer(k)}, the context budget's top-k.`
+        : shown.kRefused
+          ? `k = ${fmt.integer(k)}, the default: the context budget's top-k is not usable here (${shown.kRefused}).`
+          : `k = ${fmt.integer(k)}, the default (the context budget's top-k is empty).`;
+    ui.kNote.textContent = kWords;
+    ui.recall.dataset.value = retrieval.recall_at_k === null ? "" : String(retrieval.recall_at_k);
+    if (retrieval.recall_at_k === null) {
+      ui.recall.textContent = "–";
+      ui.recallNote.textContent = retrieval.skipped ? `Not checked: ${retrieval.skipped}.` : "";
+      ui.context.textContent = "–";
+      ui.repeated.textContent = "–";
+    } else {
+      ui.recall.textContent = fmt.percent(retrieval.recall_at_k);
+      ui.recallNote.textContent =
+        `Questions whose passage one of BM25's top ${fmt.integer(k)} chunks holds whole: ` +
+        `${derivation.recall_at_k?.inputs ?? fmt.percent(retrieval.recall_at_k)}.`;
+      ui.context.textContent = fmt.unitCount(retrieval.context_units, unit);
+      ui.repeated.textContent = fmt.unitCount(retrieval.context_repeated_units, unit);
+    }
+    ui.recall.title = derivation.recall_at_k ? `${derivation.recall_at_k.formula} = ${derivation.recall_at_k.inputs}` : "";
+
+    // How each figure is derived.
+    const rows = [];
+    const figures = { ...summary, recall_at_k: retrieval.recall_at_k };
+    for (const [key, name, show] of DERIVED) {
+      const d = derivation[key];
+      if (d) rows.push(derivationRow(key, name.replace("units", fmt.unitPlural(unit)), d, figures[key] === null ? "none" : show(figures[key])));
+    }
+    ui.derivation.replaceChildren(...rows);
+
+    renderList(result);
+    if (result.card_marks === null) cards.clear();
+    else cards.show(result.card_marks, result.evidence);
+    textMarks?.show(result.evidence.map(({ id, start, end, status }) => ({ id, start, end, status })));
+  }
+
+  /** The passage's text as the list shows it (a long one shortened in the middle). */
+  function passage(at, item) {
+    const text = list.text.slice(at(item.start), at(item.end));
+    if (text.length <= QUOTED) return text;
+    return `${text.slice(0, QUOTED - 60)} … ${text.slice(-50)}`;
+  }
+
+  /** Links to chunks `indices` (a run) when the cards are on screen, else their numbers. */
+  function chunkLinks(indices, linked) {
+    const span = el("span", { class: "ev-chunks" });
+    if (!linked) {
+      span.textContent = chunkWords(indices);
+      return span;
+    }
+    const ends = indices.length <= LINKED ? indices : [indices[0], indices[indices.length - 1]];
+    span.append(indices.length === 1 ? "chunk " : "chunks ");
+    ends.forEach((index, i) => {
+      if (i > 0) span.append(indices.length <= LINKED ? ", " : "–");
+      span.append(el("button", { type: "button", class: "link-button", "data-testid": "evidence-go", "data-chunk": String(index), "aria-label": `Go to chunk ${index + 1}` }, fmt.integer(index + 1)));
+    });
+    return span;
+  }
+
+  /** The list: every item, with its status from `result` (null: not checked). */
+  function renderList(result) {
+    const at = utf16Indexer(list.text ?? "");
+    const byLine = new Map();
+    const errors = new Map();
+    if (result) {
+      for (const item of result.evidence) byLine.set(item.line, item);
+      for (const error of result.errors) errors.set(error.line, error.message);
+    }
+    const unit = result?.params.unit;
+    const linked = Boolean(result && result.card_marks !== null);
+    const entries = [];
+    const count = Math.min(list.items.length, shownCount);
+    for (let i = 0; i < count; i += 1) {
+      const item = list.items[i];
+      const checked = byLine.get(i + 1);
+      entries.push(checked ? usedEntry(item, checked, unit, linked, at, result.params) : unusedEntry(item, errors.get(i + 1), at));
+    }
+    ui.list.replaceChildren(...entries);
+    ui.list.dataset.items = String(list.items.length);
+    const rest = list.items.length - count;
+    ui.more.hidden = rest <= 0;
+    ui.more.textContent = `Show ${fmt.integer(Math.min(rest, SHOWN))} more of ${fmt.integer(rest)}`;
+  }
+
+  function usedEntry(item, checked, unit, linked, at, params) {
+    const split = checked.status === "split";
+    const li = el("li", {
+      class: `ev-item ${split ? "is-split" : "is-whole"}`,
+      "data-testid": "evidence-item",
+      "data-status": checked.status,
+      "data-chunks": (checked.whole_in ?? []).join(" "),
+      "data-id": String(item.id),
+      "data-start": String(checked.start),
+      "data-end": String(checked.end),
+    });
+    const head = el("div", { class: "ev-item-head" });
+    head.append(
+      el("span", { class: "ev-status", "data-testid": "evidence-status" }, split ? "⚠ split" : "✓ whole"),
+      el("span", { class: "ev-id" }, String(item.id)),
+      el("span", { class: "ev-units", "data-testid": "evidence-units", "data-value": String(checked.units) }, fmt.unitCount(checked.units, unit)),
+    );
+    if (checked.longer_than_size) {
+      head.append(el("span", { class: "ev-flag", "data-testid": "evidence-too-long" },
+        `longer than the chunk size (${fmt.integer(params.size)}): no overlap can keep it whole`));
+    }
+    const where = el("span", { class: "ev-where" });
+    if (checked.whole_in === null) {
+      where.append("chunk lists left out (too many to list)");
+    } else if (split) {
+      where.append("split across ", chunkLinks(checked.touches, linked), ": none holds it whole");
+    } else {
+      where.append("whole in ", chunkLinks(checked.whole_in, linked));
+    }
+    head.append(where, removeButton(item));
+    li.append(head, el("p", { class: "ev-passage" }, passage(at, item)));
+    if (item.question) {
+      const q = el("p", { class: "ev-question" });
+      q.append(el("span", { class: "ev-q-label" }, "Question: "), item.question);
+      const r = checked.retrieval;
+      if (r) q.append(el("span", { class: "ev-rank", "data-testid": "evidence-rank", "data-rank-whole": r.rank_whole === null ? "" : String(r.rank_whole) }, rankWords(r, params.top_k)));
+      li.append(q);
+    }
+    return li;
+  }
+
+  function rankWords(r, k) {
+    const whole = r.rank_whole === null ? "no retrieved chunk holds it whole" : `first chunk holding it whole at rank ${fmt.integer(r.rank_whole)}${r.rank_whole <= k ? " (in the top k)" : " (below the top k)"}`;
+    const touching = r.rank_touching === null ? "none touches it" : `first touching it at rank ${fmt.integer(r.rank_touching)}`;
+    return ` BM25: ${whole}; ${touching}.`;
+  }
+
+  function unusedEntry(item, message, at) {
+    const li = el("li", { class: "ev-item is-unused", "data-testid": "evidence-unused", "data-id": String(item.id) });
+    const head = el("div", { class: "ev-item-head" });
+    head.append(
+      el("span", { class: "ev-status" }, message ? "✕ not used" : "… not checked"),
+      el("span", { class: "ev-id" }, String(item.id)),
+      el("span", { class: "ev-where" }, message ?? ""),
+      removeButton(item),
+    );
+    li.append(head, el("p", { class: "ev-passage" }, passage(at, item)));
+    return li;
+  }
+
+  function removeButton(item) {
+    return el("button", { type: "button", class: "link-button ev-remove", "data-testid": "evidence-remove", "data-id": String(item.id), "aria-label": `Remove evidence ${item.id}` }, "remove");
+  }
+
+  // ------------------------------------------------------------ changes
+
+  function listChanged() {
+    announce();
+    needCheck();
+  }
+
+  /** The list follows the text in the box now (typed since the last view landed). */
+  function followBox() {
+    const dropped = list.follow(textBox.value);
+    if (dropped.length > 0) sayDropped(dropped);
+  }
+
+  function sayDropped(ids) {
+    const shownIds = ids.slice(0, 5).map(String).join(", ") + (ids.length > 5 ? ` and ${ids.length - 5} more` : "");
+    ui.addNote.textContent = `An edit of the text changed the ends of ${ids.length === 1 ? "passage" : "passages"} ${shownIds}: removed from the list.`;
+    ui.addNote.dataset.kind = "warning";
+  }
+
+  /** The passage selected now: in the text view when it holds the selection, else in the box. */
+  function selection() {
+    const inView = selectedInterval(textViewRoot);
+    if (inView) {
+      const lead = inView.text.length - inView.text.trimStart().length;
+      const kept = inView.text.trim();
+      if (kept === "") return { empty: true };
+      const start = inView.start + codePointsIn(inView.text, lead);
+      return { start, end: start + codePointsIn(kept) };
+    }
+    const { selectionStart: a, selectionEnd: b, value } = textBox;
+    if (!boxLast || a === b) return null;
+    const range = trimmed(value, a, b);
+    if (range === null) return { empty: true };
+    const bom = value.length - bodyOf(value).length;
+    return { start: codePointsIn(value, range[0]) - bom, end: codePointsIn(value, range[1]) - bom };
+  }
+
+  function addSelection() {
+    const recent = pressed !== null && performance.now() - pressed.at < 2000;
+    const chosen = recent ? pressed.chosen : selection();
+    pressed = null;
+    if (chosen === null) {
+      say(ui.addNote, "Select a passage in the text box first (or in the text view), then press the button.", "warning");
+      return;
+    }
+    if (chosen.empty) {
+      say(ui.addNote, "The selection holds only spaces or line breaks: select the words of the passage.", "warning");
+      return;
+    }
+    if (list.items.length >= MAX_ITEMS) {
+      say(ui.addNote, `The list holds ${fmt.integer(MAX_ITEMS)} passages, the most one check takes: remove some first.`, "warning");
+      return;
+    }
+    followBox();
+    const id = list.freshId();
+    const question = ui.question.value.trim() || null;
+    list.add([{ id, start: chosen.start, end: chosen.end, question }]);
+    ui.question.value = "";
+    say(ui.addNote, `Added ${id}${question ? ", with its question" : ""}.`, "done");
+    listChanged();
+  }
+
+  function say(node, text, kind = "") {
+    node.textContent = text;
+    node.dataset.kind = kind;
+  }
+
+  // ------------------------------------------------------------ JSON Lines in
+
+  /** Reads JSON Lines (a file's or pasted) against the text now, and adds what can be used. */
+  function load(jsonl, source) {
+    queue(async () => {
+      if (view === null) return;
+      say(ui.loadNote, `Reading ${source}…`);
+      ui.lineErrors.replaceChildren();
+      followBox(); // the quotes are found in the text as the box holds it now
+      const request = { op: "evidence", ...settingOf(view), text: textBox.value, top_k: DEFAULT_K, evidence_jsonl: jsonl };
+      const response = await call(PURPOSE.evidence, request);
+      if (response === null) {
+        say(ui.loadNote, `Reading ${source} was interrupted: try again.`, "warning");
+        return;
+      }
+      if (!response.ok) {
+        say(ui.loadNote, `${source}: ${response.error.message}`, "warning");
+        return;
+      }
+      const { evidence, errors } = response.result;
+      const problems = errors.map((e) => ({ line: e.line, id: e.id ?? null, message: e.message }));
+      const fresh = [];
+      const seen = new Set(list.items.map((item) => idKey(item.id)));
+      for (const item of evidence) {
+        if (seen.has(idKey(item.id))) {
+          problems.push({ line: item.line, id: item.id, message: `the id ${JSON.stringify(item.id)} is already in the list: remove that passage first, or give this line another id` });
+        } else if (list.items.length + fresh.length >= MAX_ITEMS) {
+          problems.push({ line: item.line, id: item.id, message: `the list is full (${fmt.integer(MAX_ITEMS)} passages, the most one check takes)` });
+        } else {
+          fresh.push({ id: item.id, start: item.start, end: item.end, question: item.question });
+        }
+      }
+      problems.sort((a, b) => a.line - b.line);
+      list.add(fresh);
+      const lines = problems.length === 1 ? "1 line" : `${fmt.integer(problems.length)} lines`;
+      say(ui.loadNote,
+        `${source}: added ${fmt.integer(fresh.length)} passage${fresh.length === 1 ? "" : "s"}` +
+        (problems.length > 0 ? `; ${lines} not used (below).` : "."),
+        problems.length > 0 ? "warning" : "done");
+      ui.lineErrors.replaceChildren(...problems.map((p) => el("li", {
+        "data-testid": "evidence-line-error", "data-line": String(p.line),
+      }, `Line ${fmt.integer(p.line)}${p.id === null ? "" : ` (${p.id})`}: ${p.message}`)));
+      if (fresh.length > 0) listChanged();
+    });
+  }
+
+  async function openFile(file) {
+    if (file.size > MAX_BYTES) {
+      say(ui.loadNote, `${file.name} is ${fmt.integer(file.size)} bytes, over the ${fmt.integer(MAX_BYTES)}-byte limit: split it and load each part.`, "warning");
+      return;
+    }
+    let text;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer());
+    } catch (err) {
+      const why = err instanceof TypeError ? "it is not UTF-8 text" : messageOf(err);
+      say(ui.loadNote, `${file.name} could not be read (${why}): save it as UTF-8 JSON Lines.`, "warning");
+      return;
+    }
+    load(text, file.name);
+  }
+
+  // ------------------------------------------------------------ out
+
+  async function exportFile(which) {
+    if (!shown) return;
+    const response = await call(PURPOSE["evidence-export"], { ...shown.request, export: true });
+    if (response === null) return;
+    if (!response.ok) {
+      ui.error.textContent = response.error.message;
+      ui.error.hidden = false;
+      return;
+    }
+    const { filename, json, jsonl } = response.result;
+    if (which === "jsonl") download("evidence.jsonl", jsonl, "application/jsonl");
+    else download(filename, json, "application/json");
+  }
+
+  // ------------------------------------------------------------ events
+
+  // The box's selection counts while the box was the last place a person worked in
+  // (the question field and this button aside): a selection left there long ago,
+  // no longer shown, is not added by surprise.
+  document.addEventListener("focusin", (event) => {
+    const target = event.target;
+    if (target === textBox) boxLast = true;
+    else if (target !== ui.add && target !== ui.question) boxLast = false;
+  });
+  // The selection is read when the button is pressed, before the click can move it.
+  ui.add.addEventListener("pointerdown", () => {
+    pressed = { chosen: selection(), at: performance.now() };
+  });
+  ui.add.addEventListener("click", addSelection);
+  ui.question.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") {
+      event.preventDefault();
+      addSelection();
+    }
+  });
+  ui.file.addEventListener("change", () => {
+    const file = ui.file.files?.[0];
+    ui.file.value = ""; // the same file can be opened again
+    if (file) openFile(file);
+  });
+  ui.pasteAdd.addEventListener("click", () => {
+    const text = ui.paste.value;
+    if (text.trim() === "") {
+      say(ui.loadNote, "Paste JSON Lines first: one passage per line.", "warning");
+      return;
+    }
+    load(text, "The pasted lines");
+  });
+  ui.list.addEventListener("click", (event) => {
+    const go = event.target.closest("[data-testid='evidence-go']");
+    if (go) {
+      goTo(Number(go.dataset.chunk));
+      return;
+    }
+    const remove = event.target.closest("[data-testid='evidence-remove']");
+    if (remove) {
+      list.remove(list.items.find((item) => String(item.id) === remove.dataset.id)?.id ?? remove.dataset.id);
+      listChanged();
+    }
+  });
+  ui.more.addEventListener("click", () => {
+    shownCount += SHOWN;
+    renderList(shown?.result ?? null);
+  });
+  ui.useMin.addEventListener("click", () => apply({ overlap: Number(ui.useMin.dataset.overlap) }));
+  ui.exportJsonl.addEventListener("click", () => exportFile("jsonl"));
+  ui.exportReport.addEventListener("click", () => exportFile("report"));
+  ui.clear.addEventListener("click", () => {
+    list.clear();
+    ui.lineErrors.replaceChildren();
+    say(ui.loadNote, "");
+    say(ui.addNote, "The list is empty.");
+    listChanged();
+  });
+  // k follows the budget panel's top-k, however it changes (typed, an example, a preset).
+  const budgetPanel = topK?.closest("section") ?? null;
+  for (const type of ["input", "click", "change"]) {
+    budgetPanel?.addEventListener(type, () => queueMicrotask(() => {
+      if (list.items.length > 0 && kAsked !== null && kTyped().k !== kAsked) needCheck();
+    }));
+  }
+  // Written at once when the page is hidden or left, not after the pause.
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") list.flush();
+  });
+  window.addEventListener("pagehide", () => list.flush());
+
+  showEmpty();
+  ui.add.disabled = true;
+  ui.pasteAdd.disabled = true;
+  ui.file.disabled = true;
+
+  return {
+    /** A main `chunk` result is on screen for `request`: check the evidence against it. */
+    viewLanded(request) {
+      if (request.text !== textBox.value) return; // the box moved on: a newer view follows
+      view = request;
+      ui.add.disabled = false;
+      ui.pasteAdd.disabled = false;
+      ui.file.disabled = false;
+      const dropped = list.follow(request.text);
+      if (dropped.length > 0) sayDropped(dropped);
+      // The marks on screen belong to the last setting: gone until this one is checked.
+      cards.clear();
+      textMarks?.show([]);
+      announce(); // the offsets may have moved with an edit
+      needCheck();
+    },
+  };
+}
