@@ -97,7 +97,7 @@ def _caps(request: JSON) -> bool:
 
 
 def _offset(request: JSON, field: str, default: int) -> int:
-    """A range edge: a whole number, 0 or more (``from`` and ``to``)."""
+    """A whole number, 0 or more: a range's edge (``from``, ``to``) or a page count."""
     value = request.get(field, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise InputError(field, f"{field} must be a whole number, 0 or more, got {quote(value)}")
@@ -138,14 +138,13 @@ def _op_chunk(request: JSON) -> JSON:
 
 
 def _op_segments(request: JSON) -> JSON:
-    """The text view of code points ``[from, to)`` (default: the whole text)."""
-    start = _offset(request, "from", 0)
-    stop = request.get("to")
+    """The text view of ``pages`` pages from page ``page`` (default: every page)."""
+    pages = request.get("pages")
     return segments_view(
         _text(request),
         _params(request),
-        start=start,
-        stop=None if stop is None else max(start, _offset(request, "to", 0)),
+        page=_offset(request, "page", 0),
+        pages_wanted=None if pages is None else _offset(request, "pages", 0),
     )
 
 

@@ -170,13 +170,16 @@ def pages(text: str) -> list[int]:
     return out
 
 
-def segments_view(text: str, params: Params, *, start: int, stop: int | None) -> JSON:
-    """The ``segments`` op's answer for code points ``[start, stop)`` (at most
-    :data:`~pyapp.facts.TEXT_VIEW_WHOLE` of them; ``to`` says where it ended): the
-    segments, the windows that touch them, and the text's pages.
+def segments_view(
+    text: str, params: Params, *, page: int = 0, pages_wanted: int | None = None
+) -> JSON:
+    """The ``segments`` op's answer for pages ``page .. page + pages_wanted - 1`` of
+    the text (:func:`pages`; all of them by default, as many as fit in
+    :data:`~pyapp.facts.TEXT_VIEW_WHOLE` code points): the segments of those code
+    points ``[from, to)``, the windows that touch them, and every page's start.
 
     >>> from ..core.params import parse_params
-    >>> view = segments_view("ab cd ef", parse_params(unit="word", size=1), start=0, stop=None)
+    >>> view = segments_view("ab cd ef", parse_params(unit="word", size=1))
     >>> view["segments"]
     {'bounds': [0, 2, 3, 5, 6, 8], 'first': [0, 1, 1, 2, 2], 'count': [1, 0, 1, 0, 1]}
     >>> view["windows"]["char_starts"], view["windows"]["ends"]
@@ -184,8 +187,13 @@ def segments_view(text: str, params: Params, *, start: int, stop: int | None) ->
     """
     text, bom_removed = strip_bom(text)
     length = len(text)
-    start = min(start, length)
-    stop = min(length if stop is None else stop, length, start + TEXT_VIEW_WHOLE)
+    edges = pages(text)
+    last = len(edges) - 1  # the number of pages
+    page = min(page, last)
+    stop_page = last if pages_wanted is None else min(last, page + pages_wanted)
+    while stop_page > page + 1 and edges[stop_page] - edges[page] > TEXT_VIEW_WHOLE:
+        stop_page -= 1
+    start, stop = edges[page], edges[stop_page]
     spans = window_spans(text, params)
     bounds, first, count = segment_lists(spans, start, stop)
     lo = bisect_right(spans.char_ends, start)  # the windows ending at or before `start`
@@ -196,9 +204,11 @@ def segments_view(text: str, params: Params, *, start: int, stop: int | None) ->
         "total_chars": length,
         "chunks": spans.count,
         "bom_removed": bom_removed,
+        "page": page,
+        "pages": stop_page - page,
         "from": start,
         "to": stop,
-        "pages": pages(text),
+        "page_starts": edges,
         "windows": {
             "first": lo,
             "starts": starts,

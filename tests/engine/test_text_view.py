@@ -97,7 +97,7 @@ def test_a_range_cuts_the_segments_at_its_edges() -> None:
 def test_an_empty_text_has_no_segments_and_one_page_edge() -> None:
     view = call(op="segments", text="", unit="word", size=3)["result"]
     assert view["segments"] == {"bounds": [0], "first": [], "count": []}
-    assert view["pages"] == [0] and view["chunks"] == 0
+    assert view["page_starts"] == [0] and view["pages"] == 0 and view["chunks"] == 0
 
 
 # ---- properties against the slow reference -----------------------------------------
@@ -133,23 +133,28 @@ def test_a_range_of_the_text_gives_the_whole_texts_segments_cut_to_it(
     assert engine_segments(text, start, stop, **config) == cut
 
 
-@given(text=TEXTS, config=settings(), data=st.data())
-def test_the_views_windows_are_the_exports_chunks(
+@given(text=st.lists(ALPHABET, max_size=2500).map("".join), config=settings(), data=st.data())
+def test_the_views_pages_hold_the_segments_and_the_windows_of_the_export_that_touch_them(
     text: str, config: dict[str, Any], data: st.DataObject
 ) -> None:
-    start = data.draw(st.integers(0, len(text)))
-    params = parse_params(**config)
-    view = segments_view(text, params, start=start, stop=None)
+    edges = pages(text)
+    page = data.draw(st.integers(0, len(edges)))
+    wanted = data.draw(st.integers(0, 3))
+    view = segments_view(text, parse_params(**config), page=page, pages_wanted=wanted)
+    start, stop = view["from"], view["to"]
+    assert view["page_starts"] == edges
+    assert (start, stop) == (edges[view["page"]], edges[view["page"] + view["pages"]])
+    bounds, first, count = (view["segments"][key] for key in ("bounds", "first", "count"))
+    pieces = zip(bounds[:-1], bounds[1:], first, count, strict=True)
+    got = [(a, b, list(range(k, k + n))) for a, b, k, n in pieces]
+    assert got == engine_segments(text, start, stop, **config)
     chunks = chunk_text(text, parse_params(caps=False, **config)).chunks
+    touching = [c for c in chunks if c.char_end > start and c.char_start < stop]
     w = view["windows"]
-    touching = [c for c in chunks if c.char_end > start and c.char_start < len(text)]
     assert w["first"] == sum(1 for c in chunks if c.char_end <= start)
     assert list(zip(w["starts"], w["ends"], w["char_starts"], w["char_ends"], strict=True)) == [
         (c.start, c.end, c.char_start, c.char_end) for c in touching
     ]
-    # The segments in the answer are the ones computed above, flattened.
-    bounds = view["segments"]["bounds"]
-    assert bounds[0] == start and bounds[-1] == len(text)
 
 
 @given(text=TEXTS, config=settings(), data=st.data())
@@ -181,10 +186,12 @@ def test_pages_start_after_a_line_break_when_one_is_near_and_end_at_the_text_end
 
 
 def test_one_answer_covers_at_most_the_whole_view_limit_and_says_where_it_ended() -> None:
-    text = "ab " * (TEXT_VIEW_WHOLE // 2)
-    view = call(op="segments", text=text, unit="char", size=100, overlap=0, **{"from": 10})
-    assert view["result"]["to"] == 10 + TEXT_VIEW_WHOLE
-    assert view["result"]["segments"]["bounds"][-1] == 10 + TEXT_VIEW_WHOLE
+    text = "ab " * TEXT_VIEW_WHOLE  # 300,000 code points, no line breaks: whole pages
+    view = call(op="segments", text=text, unit="char", size=100, overlap=0, page=1)["result"]
+    assert view["from"] == TEXT_VIEW_PAGE
+    assert view["pages"] == TEXT_VIEW_WHOLE // TEXT_VIEW_PAGE
+    assert view["to"] - view["from"] <= TEXT_VIEW_WHOLE < view["to"] - view["from"] + TEXT_VIEW_PAGE
+    assert view["segments"]["bounds"][-1] == view["to"]
 
 
 def test_offsets_count_after_a_leading_byte_order_mark() -> None:
@@ -254,7 +261,8 @@ def test_past_a_cap_lifting_it_names_the_cap_withholds_inline_cards_and_exports_
 def test_caps_and_ranges_that_are_not_what_they_say_are_refused_by_field() -> None:
     base = {"text": "a b", "unit": "word", "size": 1}
     assert call(op="chunk", caps="no", **base)["error"]["field"] == "caps"
-    assert call(op="segments", **base, **{"from": -1})["error"]["field"] == "from"
+    assert call(op="segments", **base, page=-1)["error"]["field"] == "page"
+    assert call(op="segments", **base, pages="all")["error"]["field"] == "pages"
     assert call(op="cards", **base, **{"from": 0, "to": 1.5})["error"]["field"] == "to"
 
 
