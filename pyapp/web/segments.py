@@ -26,13 +26,14 @@ shows), so a megabyte cut into a hundred thousand chunks costs only what is seen
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import repeat
 from operator import add, sub
-from typing import Any
+from typing import Any, Final
 
 from ..core.cache import per_text
 from ..core.chunking import segment
@@ -51,6 +52,9 @@ __all__ = [
 ]
 
 JSON = dict[str, Any]
+
+#: Whitespace a page may end after, when no line break is near.
+_SPACE: Final = re.compile(r"\s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,22 +149,30 @@ def segments(spans: WindowSpans, start: int, stop: int) -> Iterator[tuple[int, i
 
 @per_text
 def pages(text: str) -> list[int]:
-    """Where the text view's pages begin, and the text's length last: about every
-    :data:`~pyapp.facts.TEXT_VIEW_PAGE` code points, just after a line break when
-    one comes within half a page more (so a page never starts mid-line there).
+    """Where the text view's pages begin, and the text's length last. A page is at
+    least :data:`~pyapp.facts.TEXT_VIEW_PAGE` code points and ends just after a line
+    break when one comes within three pages more (a page then starts a line, as it
+    would anyway); else just after whitespace within half a page (the line only
+    ends early); else where it reaches four pages.
 
     >>> pages(""), pages("short")
     ([0], [0, 5])
     >>> edges = pages(("x" * 2100 + "\\n") * 3)
     >>> edges, edges[1] % 2101
     ([0, 2101, 4202, 6303], 0)
+    >>> pages("word " * 1000)[1]  # no line break: after the first space from 2,048 on
+    2050
     """
     out = [0]
     length = len(text)
     at = TEXT_VIEW_PAGE
     while at < length:
-        line = text.find("\n", at - 1, at + TEXT_VIEW_PAGE // 2)
-        edge = line + 1 if line >= 0 else at
+        line = text.find("\n", at - 1, at + 3 * TEXT_VIEW_PAGE)
+        if line >= 0:
+            edge = line + 1
+        else:
+            space = _SPACE.search(text, at - 1, at + TEXT_VIEW_PAGE // 2)
+            edge = space.end() if space else min(at + 3 * TEXT_VIEW_PAGE, length)
         if edge >= length:
             break
         out.append(edge)

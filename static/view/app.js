@@ -11,6 +11,7 @@ import { mountTools } from "../tools/tools.js";
 import { BoundaryView } from "./boundaries.js";
 import { renderCapNotice } from "./cap-notice.js";
 import { CardRenderer } from "./cards.js";
+import { mountCentre } from "./centre.js";
 import { buildControls, customRatioHint, showSettings, showUnit } from "./controls.js";
 import * as fmt from "./format.js";
 import { readHash, writeHash } from "./hash.js";
@@ -88,6 +89,22 @@ const errors = new FieldErrors({
 });
 const cards = new CardRenderer(ui.chunkList);
 const boundaries = new BoundaryView({ list: ui.chunkList, summary: $('[data-testid="boundary-summary"]') });
+// The centre of the page: the text view, and the caps as a choice (static/view/centre.js).
+const centre = mountCentre({
+  engine,
+  cards,
+  boundaries,
+  nodes: {
+    view: $("#text-view"),
+    caption: $("#text-view-focus"),
+    note: $("#text-view-note"),
+    overview: ui.overview,
+    list: ui.chunkList,
+    notice: ui.capNotice,
+    liftNote: $("#lift-note"),
+  },
+  recompute: () => schedule(0),
+});
 
 /** Settings as the user typed them (strings; the engine validates). */
 let settings = readHash("");
@@ -115,6 +132,7 @@ function buildRequest(op) {
     overlap_mode: settings.om,
     tokens_per_unit: settings.unit === "token" ? null : settings.tpu,
     price_per_million: settings.price,
+    ...centre.requestFields(),
   };
 }
 
@@ -156,6 +174,7 @@ async function compute() {
     errors.clear();
     lastGood = { request, result: response.result };
     render(response.result);
+    centre.landed(request, response.result, { showBreaks: response.result.params.unit === "token" && settings.tb });
     tools.viewLanded(request);
   } else {
     errors.show(response.error, { stale: lastGood !== null });
@@ -217,7 +236,7 @@ function render(result) {
 }
 
 function rerenderCards() {
-  if (!lastGood || lastGood.result.capped) return;
+  if (!lastGood || lastGood.result.capped || centre.redrawCards(settings.tb)) return;
   const { params, chunks } = lastGood.result;
   cards.render(chunks, params.unit, params.unit === "token" && settings.tb);
 }
@@ -323,7 +342,9 @@ ui.download.addEventListener("click", () => {
 
 ui.overview.addEventListener("click", (event) => {
   const bar = event.target.closest("[data-index]");
-  if (bar && lastGood && !lastGood.result.capped) cards.goTo(Number(bar.getAttribute("data-index")));
+  if (!bar || !lastGood) return;
+  const index = Number(bar.getAttribute("data-index"));
+  centre.stripClicked(index, lastGood.result.overview.windows[index][0]);
 });
 
 for (const button of document.querySelectorAll("[data-example]")) {

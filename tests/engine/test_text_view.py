@@ -178,20 +178,31 @@ def test_pages_start_after_a_line_break_when_one_is_near_and_end_at_the_text_end
     assert edges[0] == 0 and edges[-1] == len(text)
     assert all(b > a for a, b in zip(edges, edges[1:], strict=False))
     assert all(text[edge - 1] == "\n" for edge in edges[1:-1])
-    longest = TEXT_VIEW_PAGE + TEXT_VIEW_PAGE // 2
-    assert all(b - a <= longest for a, b in zip(edges, edges[1:], strict=False))
-    # Without line breaks, pages are cut at whole pages.
+    assert all(
+        TEXT_VIEW_PAGE <= b - a <= TEXT_VIEW_PAGE + 100
+        for a, b in zip(edges, edges[1:-1], strict=False)
+    )
+
+
+def test_without_a_line_break_pages_end_after_whitespace_else_at_four_pages() -> None:
     page = TEXT_VIEW_PAGE
-    assert pages("y" * (page * 2 + 5)) == [0, page, 2 * page, 2 * page + 5]
+    line = "x" * (page * 2) + "\n"  # a line break two pages after the first page's length
+    assert pages(line + "y" * 10)[1] == len(line)
+    words = "word " * 2000
+    edges = pages(words)
+    assert all(words[edge - 1] == " " for edge in edges[1:-1])
+    assert all(page <= b - a < page + 5 for a, b in zip(edges, edges[1:-1], strict=False))
+    assert pages("y" * (page * 5 + 5)) == [0, 4 * page, page * 5 + 5]
 
 
 def test_one_answer_covers_at_most_the_whole_view_limit_and_says_where_it_ended() -> None:
-    text = "ab " * TEXT_VIEW_WHOLE  # 300,000 code points, no line breaks: whole pages
+    text = "ab " * TEXT_VIEW_WHOLE  # 300,000 code points, no line breaks
     view = call(op="segments", text=text, unit="char", size=100, overlap=0, page=1)["result"]
-    assert view["from"] == TEXT_VIEW_PAGE
-    assert view["pages"] == TEXT_VIEW_WHOLE // TEXT_VIEW_PAGE
-    assert view["to"] - view["from"] <= TEXT_VIEW_WHOLE < view["to"] - view["from"] + TEXT_VIEW_PAGE
-    assert view["segments"]["bounds"][-1] == view["to"]
+    edges = pages(text)
+    assert view["from"] == edges[1]
+    assert view["to"] - view["from"] <= TEXT_VIEW_WHOLE
+    assert edges[1 + view["pages"] + 1] - view["from"] > TEXT_VIEW_WHOLE  # one more would not fit
+    assert view["segments"]["bounds"][-1] == view["to"] == edges[1 + view["pages"]]
 
 
 def test_offsets_count_after_a_leading_byte_order_mark() -> None:
