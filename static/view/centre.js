@@ -54,6 +54,15 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
     fetch: (base, from, to) => ask(PURPOSE.cards, { ...base, op: "cards", caps: false, from, to }),
   });
 
+  // A click on the strip away from a bar: the text view shows that part of the text.
+  nodes.overview.addEventListener("click", (event) => {
+    const strip = event.target.closest?.("svg.overview-svg");
+    if (!strip || event.target.closest("[data-index]") || !current) return;
+    const box = strip.getBoundingClientRect();
+    const fraction = Math.min(1, Math.max(0, (event.clientX - box.left) / box.width));
+    textView.scrollToOffset(Math.floor(fraction * current.result.counts.chars));
+  });
+
   function goToCard(index) {
     if (!current) return;
     const { result } = current;

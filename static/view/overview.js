@@ -16,9 +16,10 @@ export function renderOverview(container, overview, chunkCount, unit, capped = f
   // The panel's hint: with the cards left out (a cap), a bar has no card to go to.
   const hint = container.closest("section")?.querySelector(".overview-hint");
   if (hint) {
-    hint.textContent = capped
+    hint.textContent = (capped
       ? "Each bar is one chunk laid over the whole text; darker where windows overlap. The chunk cards are not shown (over a cap), so the bars do not lead to cards."
-      : "Each bar is one chunk laid over the whole text; darker where windows overlap. Click a bar, or Tab to it and press Enter, to jump to its chunk.";
+      : "Each bar is one chunk laid over the whole text; darker where windows overlap. Click a bar, or Tab to it and press Enter, to jump to its chunk.") +
+      " A click on the strip shows that part of your text below; the dashed frame marks the part in sight.";
   }
   const total = overview ? overview.total_chars : 0;
   const windows = overview ? overview.windows : [];

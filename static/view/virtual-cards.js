@@ -128,16 +128,18 @@ export class VirtualCards {
     let missingTo = -1;
     let after = this.top;
     for (let i = first; i < stop; i += 1) {
+      const chunk = this.known[i];
       let card = this.drawn.get(i);
-      if (!card) {
-        const chunk = this.known[i];
-        if (chunk === undefined) {
-          if (missingFrom < 0) missingFrom = i;
-          missingTo = i + 1;
-          card = el("li", { class: "chunk chunk-loading", "data-index": String(i), "aria-busy": "true" }, `Chunk ${i + 1}…`);
-        } else {
-          card = chunkCard(chunk, this.total, this.unit, this.showBreaks);
-        }
+      if (chunk === undefined) {
+        if (missingFrom < 0) missingFrom = i;
+        missingTo = i + 1;
+      }
+      const loading = card?.classList.contains("chunk-loading");
+      if (!card || (loading && chunk !== undefined)) {
+        card?.remove();
+        card = chunk === undefined
+          ? el("li", { class: "chunk chunk-loading", "data-index": String(i), "aria-busy": "true" }, `Chunk ${i + 1}…`)
+          : chunkCard(chunk, this.total, this.unit, this.showBreaks);
         this.drawn.set(i, card);
         after.after(card);
       } else if (card.previousElementSibling !== after) {
@@ -181,13 +183,8 @@ export class VirtualCards {
     if (answer === null || generation !== this.generation) return;
     answer.chunks.forEach((chunk, i) => {
       this.known[answer.from + i] = chunk;
-      const old = this.drawn.get(answer.from + i);
-      if (old) {
-        old.remove();
-        this.drawn.delete(answer.from + i);
-      }
     });
-    this.draw();
+    this.draw(); // the placeholders become cards, the one at the top kept in place
   }
 
   /** Card `index` in sight, focused and flashed (a click in the text view or the strip). */
