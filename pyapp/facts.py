@@ -28,6 +28,7 @@ __all__ = [
     "BOUNDS",
     "BUDGET_DEFAULTS",
     "BUDGET_EXAMPLES",
+    "CARDS_PER_CALL",
     "CHUNK_DEFAULTS",
     "DEFAULT_ENCODING",
     "ENCODINGS",
@@ -47,6 +48,8 @@ __all__ = [
     "SIZING_DEFAULTS",
     "SIZING_EXAMPLE",
     "TEXTS_HELD",
+    "TEXT_VIEW_PAGE",
+    "TEXT_VIEW_WHOLE",
     "UNITS",
     "Bound",
     "Encoding",
@@ -71,6 +74,18 @@ MAX_EVIDENCE_LISTED: Final = 200_000
 #: The retrieval check indexes every chunk's text: past this many processed units
 #: (the sum of the chunk lengths) it is skipped, and says so.
 MAX_RETRIEVAL_UNITS: Final = 4_000_000
+
+
+# ---------------------------------------------------------------------- the text view
+#: A text shorter than this many code points is laid out whole in the text view
+#: (every segment in the page); a longer one page by page, only near what is seen.
+#: It is also the most code points one ``segments`` answer covers.
+TEXT_VIEW_WHOLE: Final = 100_000
+#: The text view's pages are about this many code points (each ends after a line
+#: break when one comes within half a page more).
+TEXT_VIEW_PAGE: Final = 2_048
+#: The most chunk cards one ``cards`` answer holds (cards past the caps come by range).
+CARDS_PER_CALL: Final = 500
 
 
 # ---------------------------------------------------------------------- units
@@ -157,6 +172,8 @@ PURPOSES: Final = (
     "budget",
     "evidence",
     "evidence-export",
+    "segments",
+    "cards",
     "text",
     "warm",
 )
@@ -301,6 +318,8 @@ def page_facts() -> dict[str, Any]:
         "presets": {unit: float(value) for unit, value in PRESETS.items()},
         "presets_shown": {unit: _preset_shown(value) for unit, value in PRESETS.items()},
         "texts_kept": TEXTS_HELD - 1,
+        "text_view": {"whole": TEXT_VIEW_WHOLE, "page": TEXT_VIEW_PAGE},
+        "cards_per_call": CARDS_PER_CALL,
         "purposes": list(PURPOSES),
         "background_purposes": list(BACKGROUND_PURPOSES),
         "max_field_chars": MAX_FIELD_CHARS,

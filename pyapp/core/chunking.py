@@ -30,7 +30,7 @@ from .summary import Summary, summarize
 from .tokenizers import Backend, get_tokenizer
 from .tokenizers.local import count_alone
 from .units import Chars, CharToByte, Segmentation, Tokens, Words, strip_bom, utf8_length
-from .windows import iter_spans
+from .windows import window_count
 
 __all__ = [
     "Cap",
@@ -164,11 +164,28 @@ def cap_of(summary: Summary, params: Params) -> Cap | None:
     return None
 
 
-def windows(seg: Segmentation, params: Params) -> Iterator[Window]:
-    """Every window of ``seg`` under ``params``, in order."""
+def windows(
+    seg: Segmentation, params: Params, *, first: int = 0, stop: int | None = None
+) -> Iterator[Window]:
+    """Every window of ``seg`` under ``params``, in order; with ``first`` and ``stop``,
+    windows ``first .. stop - 1`` only (each found directly, none before it built).
+
+    >>> from .params import parse_params
+    >>> seg, params = Chars("abcdefgh"), parse_params(unit="char", size=4, overlap=1)
+    >>> [(w.index, w.char_start, w.split, w.char_end) for w in windows(seg, params, first=1)]
+    [(1, 3, 4, 7), (2, 6, 7, 8)]
+    """
+    size, overlap, units = params.size, params.overlap, seg.count
+    stride = size - overlap
+    total = window_count(units, size=size, overlap=overlap)
+    stop = total if stop is None else min(stop, total)
     previous_end = 0
-    overlap = params.overlap
-    for index, (start, end) in enumerate(iter_spans(seg.count, size=params.size, overlap=overlap)):
+    if 0 < first < stop:
+        before = (first - 1) * stride
+        previous_end = seg.char_span(before, min(before + size, units))[1]
+    for index in range(max(first, 0), stop):
+        start = index * stride
+        end = min(start + size, units)
         char_start, char_end, byte_start, byte_end = seg.edges(start, end)
         split = min(max(previous_end, char_start), char_end) if index else char_start
         yield Window(

@@ -146,6 +146,7 @@ class _ByteToChar:
 
     def __init__(self, data: bytes) -> None:
         self._data = data
+        self.data = data
         self.ascii = data.isascii()
         self._byte = 0
         self._char = 0
@@ -272,6 +273,23 @@ class Tokens:
     def edges(self, start: int, end: int) -> tuple[int, int, int, int]:
         byte_start, byte_end = self._starts[start], self._ends[end - 1]
         return self._to_char.floor(byte_start), self._to_char.ceil(byte_end), byte_start, byte_end
+
+    def char_bounds(self, firsts: list[int], lasts: list[int]) -> tuple[list[int], list[int]]:
+        """For sorted token indices: where each token of ``firsts`` begins and each of
+        ``lasts`` ends, in code points widened to whole characters (as :meth:`char_span`).
+
+        >>> t = Tokens("a 🦜🦜 b", encoding="o200k_base", backend="tiktoken")
+        >>> [t.char_span(k, k + 1) for k in range(4)]  # tokens 2 and 3 share the first 🦜
+        [(0, 1), (1, 3), (2, 3), (2, 3)]
+        >>> t.char_bounds([0, 2, 3], [1, 2])
+        ([0, 2, 2], [3, 3])
+        """
+        starts, ends = self._starts, self._ends
+        if self._to_char.ascii:
+            return [starts[k] for k in firsts], [ends[k] for k in lasts]
+        data = self._to_char.data
+        floor, ceil = _ByteToChar(data), _ByteToChar(data)  # each walks forward only
+        return [floor.floor(starts[k]) for k in firsts], [ceil.ceil(ends[k]) for k in lasts]
 
     def breaks(self, start: int, end: int, *, char_start: int) -> list[int]:
         """Code-point offsets, relative to ``char_start``, where tokens ``[start, end)`` begin.

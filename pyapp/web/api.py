@@ -51,7 +51,8 @@ from ..facts import EVIDENCE_DEFAULTS, MAX_BYTES, TEXTS_HELD
 from ..planning.budget import check_budget
 from ..planning.sizing import size_index
 from ..planning.sweep import sweep_text
-from .view import chunk_view, counts, evidence_view
+from .segments import segments_view
+from .view import cards_view, chunk_view, counts, evidence_view
 
 __all__ = ["OPS", "handle"]
 
@@ -87,10 +88,27 @@ def _text(request: JSON) -> str:
     return text
 
 
+def _caps(request: JSON) -> bool:
+    """``caps`` (default true): false lifts the chunk and processed-unit caps."""
+    caps = request.get("caps", True)
+    if not isinstance(caps, bool):
+        raise InputError("caps", f"caps must be true or false, got {quote(caps)}")
+    return caps
+
+
+def _offset(request: JSON, field: str, default: int) -> int:
+    """A whole number, 0 or more: a range's edge (``from``, ``to``) or a page count."""
+    value = request.get(field, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InputError(field, f"{field} must be a whole number, 0 or more, got {quote(value)}")
+    return value
+
+
 def _params(request: JSON) -> Params:
     if "size" not in request:
         raise InputError("size", "size is missing: enter a whole number of units, 1 or more")
     return parse_params(
+        caps=_caps(request),
         unit=request.get("unit", "word"),
         encoding=request.get("encoding"),
         size=request["size"],
@@ -117,6 +135,25 @@ def _op_counts(request: JSON) -> JSON:
 
 def _op_chunk(request: JSON) -> JSON:
     return chunk_view(_text(request), _params(request))
+
+
+def _op_segments(request: JSON) -> JSON:
+    """The text view of ``pages`` pages from page ``page`` (default: every page)."""
+    pages = request.get("pages")
+    return segments_view(
+        _text(request),
+        _params(request),
+        page=_offset(request, "page", 0),
+        pages_wanted=None if pages is None else _offset(request, "pages", 0),
+    )
+
+
+def _op_cards(request: JSON) -> JSON:
+    """Chunk cards ``[from, to)``, for a result whose caps are lifted."""
+    start = _offset(request, "from", 0)
+    return cards_view(
+        _text(request), _params(request), first=start, stop=_offset(request, "to", start)
+    )
 
 
 def _op_text(request: JSON) -> JSON:
@@ -255,6 +292,8 @@ OPS: dict[str, Callable[[JSON], JSON]] = {
     "budget": _op_budget,
     "sweep": _op_sweep,
     "evidence": _op_evidence,
+    "segments": _op_segments,
+    "cards": _op_cards,
     "text": _op_text,
 }
 

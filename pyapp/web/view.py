@@ -8,6 +8,7 @@ the export document is :mod:`pyapp.core.export`'s, never this.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from dataclasses import replace
 from itertools import accumulate, islice
 from typing import Any, Final
 
@@ -20,12 +21,14 @@ from ..core.params import Params
 from ..core.summary import derive
 from ..core.units import Tokens, Words, strip_bom, utf8_length, word_count
 from ..core.windows import iter_spans
-from ..facts import MAX_BYTES, UNITS
+from ..facts import CARDS_PER_CALL, MAX_BYTES, UNITS
 from ..figures import Derivation, show
 from ..planning.remedies import with_remedies
+from .export_size import export_size
 
 __all__ = [
     "OVERVIEW_WINDOWS",
+    "cards_view",
     "chunk_view",
     "counts",
     "evidence_marks",
@@ -110,8 +113,11 @@ def view_chunks(
     *,
     cut_spans: list[tuple[int, int]] | None = None,
     alone: tuple[int, ...] | None = None,
+    first: int = 0,
+    stop: int | None = None,
 ) -> list[JSON]:
-    """The chunk cards, as JSON objects: every field the page renders and nothing twice.
+    """The chunk cards, as JSON objects: every field the page renders and nothing twice
+    (cards ``first .. stop - 1`` only, when given: each found directly).
 
     Each is an export chunk without ``text`` and ``preview``, and in word mode also
     without ``repeated_prefix`` and ``fresh_text`` (a word card shows only the
@@ -135,7 +141,7 @@ def view_chunks(
     seg = segment(text, params)
     spans = cut_spans or []
     tokens = seg if isinstance(seg, Tokens) else None
-    all_windows = list(windows(seg, params))
+    all_windows = list(windows(seg, params, first=first, stop=stop))
     word = isinstance(seg, Words)
     limit = over_limit(params)
     if isinstance(seg, Words):
@@ -190,25 +196,63 @@ def overview(text: str, params: Params) -> JSON:
 
 def chunk_view(text: str, params: Params) -> JSON:
     """The ``chunk`` op's answer: what the page renders for this text and configuration.
-    Offsets count from after a leading byte-order mark, as in the export."""
+    Offsets count from after a leading byte-order mark, as in the export.
+
+    Past a cap, ``capped`` (caps on) or ``lifted`` (caps lifted: ``params.caps`` is
+    false) names the cap and ``export_bytes``, the estimated size of the download
+    with every chunk; ``chunks`` is then empty either way: lifted, the page asks for
+    the cards by range (:func:`cards_view`), as many as it shows.
+
+    >>> from ..core.params import parse_params
+    >>> lifted = chunk_view("a " * 300, parse_params(unit="word", size=1, caps=False))
+    >>> lifted["capped"], lifted["lifted"]["value"], lifted["chunks"]
+    (None, 300, [])
+    """
     text, bom_removed = strip_bom(text)
     report = chunk_text(text, params, chunks=False)
     assert report.boundaries is not None
     summary = report.summary
     cut = report.boundaries.cut_spans
+    over = cap_of(summary, replace(params, caps=True))  # the cap past which cards come by range
     alone = None if report.capped else tokens_alone(text, params)
-    chunks = [] if report.capped else view_chunks(text, params, cut_spans=cut, alone=alone)
+    chunks = [] if over else view_chunks(text, params, cut_spans=cut, alone=alone)
+    capped = with_remedies(cap_json(report.capped), summary.units, params)
+    cost = {"export_bytes": export_size(text, report)} if over else {}
     return {
         "params": params_json(report),
         "summary": summary_json(summary),
         "derivation": derive(summary, params),
-        "capped": with_remedies(cap_json(report.capped), summary.units, params),
+        "capped": {**capped, **cost} if capped else None,
+        "lifted": {**(cap_json(over) or {}), **cost} if over and not report.capped else None,
         "boundaries": boundaries_json(report.boundaries),
         "bom_removed": bom_removed,
         "chunks": chunks,
         "counts": counts(text, tokens=summary.units if params.unit == "token" else None),
         "overview": overview(text, params),
     }
+
+
+def cards_view(text: str, params: Params, *, first: int, stop: int) -> JSON:
+    """The ``cards`` op's answer: chunk cards ``first .. stop - 1`` (at most
+    :data:`~pyapp.facts.CARDS_PER_CALL`; ``to`` says where they end), as
+    :func:`view_chunks` makes them, for a result whose caps are lifted.
+
+    >>> from ..core.params import parse_params
+    >>> params = parse_params(unit="word", size=2, caps=False)
+    >>> view = cards_view("a b c d e", params, first=1, stop=9)
+    >>> view["from"], view["to"], view["total"], [c["preview_fresh"] for c in view["chunks"]]
+    (1, 3, 3, ['c d', 'e'])
+    """
+    text, _ = strip_bom(text)
+    report = chunk_text(text, params, chunks=False)
+    assert report.boundaries is not None
+    total = report.summary.chunks
+    first = min(first, total)
+    stop = min(stop, total, first + CARDS_PER_CALL)
+    alone = tokens_alone(text, params)
+    cut = report.boundaries.cut_spans
+    cards = view_chunks(text, params, cut_spans=cut, alone=alone, first=first, stop=stop)
+    return {"from": first, "to": stop, "total": total, "chunks": cards}
 
 
 def evidence_marks(text: str, report: EvidenceReport) -> list[list[list[int]]]:

@@ -13,6 +13,7 @@ import { mountTools } from "../tools/tools.js";
 import { BoundaryView } from "./boundaries.js";
 import { renderCapNotice } from "./cap-notice.js";
 import { CardRenderer } from "./cards.js";
+import { mountCentre } from "./centre.js";
 import { buildControls, customRatioHint, showSettings, showUnit } from "./controls.js";
 import { EncodingInfo } from "./encodings.js";
 import { mountFileOpen } from "./file-open.js";
@@ -119,6 +120,22 @@ const boundaries = new BoundaryView({ list: ui.chunkList, summary: $('[data-test
 const limits = new LimitView({ list: ui.chunkList, summary: $('[data-testid="limit-summary"]') });
 const encodingInfo = new EncodingInfo({ licence: $("#encoding-licence"), status: $("#vocabulary-status") });
 const textStore = new TextStore({ onProblem: (message) => (ui.textKept.textContent = message) });
+// The centre of the page: the text view, and the caps as a choice (static/view/centre.js).
+const centre = mountCentre({
+  engine,
+  cards,
+  boundaries,
+  nodes: {
+    view: $("#text-view"),
+    caption: $("#text-view-focus"),
+    note: $("#text-view-note"),
+    overview: ui.overview,
+    list: ui.chunkList,
+    notice: ui.capNotice,
+    liftNote: $("#lift-note"),
+  },
+  recompute: () => schedule(0),
+});
 
 /** Settings as the user typed them (strings; the engine validates). */
 let settings = readHash("");
@@ -150,6 +167,7 @@ function buildRequest(op) {
     model: settings.model || null,
     // The input limit is a count of tokens, shown and checked in token mode only.
     max_tokens: settings.unit === "token" ? settings.max : null,
+    ...centre.requestFields(),
   };
 }
 
@@ -191,6 +209,7 @@ async function compute() {
     errors.clear();
     lastGood = { request, result: response.result };
     render(response.result);
+    centre.landed(request, response.result, { showBreaks: response.result.params.unit === "token" && settings.tb });
     tools.viewLanded(request);
     evidence.viewLanded(request);
   } else {
@@ -268,7 +287,7 @@ function render(result) {
 }
 
 function rerenderCards() {
-  if (!lastGood || lastGood.result.capped) return;
+  if (!lastGood || lastGood.result.capped || centre.redrawCards(settings.tb)) return;
   const { params, chunks } = lastGood.result;
   cards.render(chunks, params.unit, params.unit === "token" && settings.tb);
 }
@@ -377,7 +396,9 @@ ui.download.addEventListener("click", () => {
 
 ui.overview.addEventListener("click", (event) => {
   const bar = event.target.closest("[data-index]");
-  if (bar && lastGood && !lastGood.result.capped) cards.goTo(Number(bar.getAttribute("data-index")));
+  if (!bar || !lastGood) return;
+  const index = Number(bar.getAttribute("data-index"));
+  centre.stripClicked(index, lastGood.result.overview.windows[index][0]);
 });
 
 for (const button of document.querySelectorAll("[data-example]")) {

@@ -46,3 +46,56 @@ function capRemedies(r, unit) {
   ].join("");
   return `To bring it under the caps, use ${ways.join(", or ")}.${tail}`;
 }
+
+// ---------------------------------------------------------------- lifting the caps
+
+/**
+ * Past a cap: below the notice, a button that shows every chunk anyway, and what
+ * that costs (the engine's estimate of the download's size). Nothing when not capped.
+ */
+export function renderLiftChoice(node, capped, chunks, { onLift }) {
+  node.querySelector(".lift-choice")?.remove();
+  if (!capped) return;
+  const button = el("button", { type: "button", class: "button", "data-testid": "lift-caps" },
+    `Show all ${fmt.integer(chunks)} ${chunks === 1 ? "chunk" : "chunks"} anyway`);
+  button.addEventListener("click", onLift);
+  const cost = el("p", { class: "lift-cost", "data-testid": "lift-cost" },
+    `Every card is then laid out as you scroll, and the download holds every chunk: about ${aboutBytes(capped.export_bytes)} of JSON. ` +
+    "The choice holds for this page, whatever text or settings you try, until you reload it.");
+  const box = el("div", { class: "lift-choice" });
+  box.append(button, cost);
+  node.append(box);
+}
+
+/**
+ * The caps lifted and this result past one: say so, what it costs, and offer to
+ * put the caps back. Hidden otherwise.
+ */
+export function renderLifted(node, lifted, unit, { onRestore }) {
+  if (!lifted) {
+    node.hidden = true;
+    node.replaceChildren();
+    return;
+  }
+  const cap = lifted.cap === "chunks"
+    ? `${fmt.integer(lifted.value)} chunks, over the ${fmt.integer(lifted.limit)}-chunk cap`
+    : `${fmt.integer(lifted.value)} processed ${fmt.unitPlural(unit)}, over the ${fmt.integer(lifted.limit)}-unit cap`;
+  const button = el("button", { type: "button", class: "link-button", "data-testid": "restore-caps" }, "Put the caps back");
+  button.addEventListener("click", onRestore);
+  node.replaceChildren(
+    el("strong", {}, "Caps lifted for this page. "),
+    document.createTextNode(
+      `This configuration makes ${cap}: every card is shown, laid out as you scroll, and the download holds every chunk, about ${aboutBytes(lifted.export_bytes)} of JSON. `,
+    ),
+    button,
+  );
+  node.hidden = false;
+}
+
+/** An estimated size, to two significant digits ("68 MB", "2.1 MB", "94 kB"). */
+function aboutBytes(bytes) {
+  for (const [name, div] of [["GB", 1e9], ["MB", 1e6], ["kB", 1e3]]) {
+    if (bytes >= div) return `${Number((bytes / div).toPrecision(2))} ${name}`;
+  }
+  return `${fmt.integer(bytes)} bytes`;
+}

@@ -16,9 +16,10 @@ export function renderOverview(container, overview, chunkCount, unit, capped = f
   // The panel's hint: with the cards left out (a cap), a bar has no card to go to.
   const hint = container.closest("section")?.querySelector(".overview-hint");
   if (hint) {
-    hint.textContent = capped
+    hint.textContent = (capped
       ? "Each bar is one chunk laid over the whole text; darker where windows overlap. The chunk cards are not shown (over a cap), so the bars do not lead to cards."
-      : "Each bar is one chunk laid over the whole text; darker where windows overlap. Click a bar, or Tab to it and press Enter, to jump to its chunk.";
+      : "Each bar is one chunk laid over the whole text; darker where windows overlap. Click a bar, or Tab to it and press Enter, to jump to its chunk.") +
+      " A click on the strip shows that part of your text below; the dashed frame marks the part in sight.";
   }
   const total = overview ? overview.total_chars : 0;
   const windows = overview ? overview.windows : [];
@@ -77,4 +78,36 @@ export function renderOverview(container, overview, chunkCount, unit, capped = f
   container.dataset.windows = String(windows.length);
   container.dataset.chunks = String(chunkCount);
   container.dataset.unit = unit;
+}
+
+// ---------------------------------------------------------------- in step with the text view
+
+/**
+ * Marks on the strip what the text view shows: `active`, the chunks pointed at
+ * there (their bars drawn strong), and `visible`, `[start, end, total]` code points
+ * in sight (a frame over that part of the strip). Either may be left out.
+ */
+export function markOverview(container, { active, visible }) {
+  const root = container.querySelector("svg.overview-svg");
+  if (active !== undefined) {
+    for (const node of container.querySelectorAll(".is-active")) node.classList.remove("is-active");
+    for (const index of active) {
+      for (const node of container.querySelectorAll(`[data-index="${index}"]`)) node.classList.add("is-active");
+    }
+    container.dataset.active = active.join(" ");
+  }
+  if (visible !== undefined && root) {
+    const [start, end, total] = visible;
+    let frame = root.querySelector("rect.viewport");
+    if (!frame) {
+      const height = root.viewBox.baseVal.height;
+      frame = svg("rect", { class: "viewport", "data-testid": "overview-viewport", y: 0, height });
+      root.append(frame);
+    }
+    const width = Math.max(end - start, total / 300);
+    frame.setAttribute("x", String(Math.min(start, Math.max(0, total - width))));
+    frame.setAttribute("width", String(width));
+    container.dataset.visibleStart = String(start);
+    container.dataset.visibleEnd = String(end);
+  }
 }

@@ -35,6 +35,7 @@ def test_chunk_answers_the_view_with_derivations_previews_counts_and_overview() 
         "summary",
         "derivation",
         "capped",
+        "lifted",
         "boundaries",
         "bom_removed",
         "chunks",
@@ -250,11 +251,15 @@ def test_exactly_one_megabyte_is_accepted() -> None:
 
 def test_over_the_chunk_cap_the_summary_stays_and_the_chunks_go() -> None:
     result = call(op="chunk", text="w " * 300, size=1, overlap=0)["result"]
+    # View only: what brings it under the caps, and the size of the download without them.
+    download = call(op="export", text="w " * 300, size=1, overlap=0, caps=False)["result"]
+    estimate = result["capped"].pop("export_bytes")
+    assert abs(estimate - len(download["json"].encode())) < 0.02 * estimate
     assert result["capped"] == {
         "cap": "chunks",
         "value": 300,
         "limit": 256,
-        "remedies": {"size": 2, "overlap_zero": None, "max_units": 256},  # view only
+        "remedies": {"size": 2, "overlap_zero": None, "max_units": 256},
     }
     assert result["chunks"] == []
     assert result["summary"]["chunks"] == 300
@@ -263,6 +268,7 @@ def test_over_the_chunk_cap_the_summary_stays_and_the_chunks_go() -> None:
 
 def test_over_the_processed_unit_cap_the_summary_stays_and_the_chunks_go() -> None:
     result = call(op="chunk", text="x" * 250_000, unit="char", size=5000, overlap=0)["result"]
+    assert result["capped"].pop("export_bytes") > 2 * 250_000  # the text, written twice
     assert result["capped"] == {
         "cap": "processed_units",
         "value": 250_000,

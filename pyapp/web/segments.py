@@ -1,0 +1,232 @@
+"""The text view: the text shown once, cut where the chunks that hold it change.
+
+A **segment** is a maximal run of code points held by the same set of chunks.
+Windows have non-decreasing starts and ends, so the chunks holding a code point
+``p`` are always one run of indices: from the first window ending after ``p`` to
+the last window starting at or before it (none, for whitespace between two
+word-mode chunks at overlap 0). A segment is written ``(start, end, first, count)``:
+code points ``[start, end)`` (after a leading byte-order mark, as every offset),
+held by chunks ``first .. first + count - 1``.
+
+>>> from ..core.params import parse_params
+>>> text = "one two three four five"
+>>> spans = window_spans(text, parse_params(unit="word", size=2, overlap=1))
+>>> [(text[a:b], first, count) for a, b, first, count in segments(spans, 0, len(text))]
+... # doctest: +NORMALIZE_WHITESPACE
+[('one ', 0, 1), ('two', 0, 2), (' ', 1, 1), ('three', 1, 2), (' ', 2, 1), ('four', 2, 2),
+ (' five', 3, 1)]
+>>> spans = window_spans(text, parse_params(unit="word", size=2, overlap=0))
+>>> [(text[a:b], count) for a, b, _, count in segments(spans, 0, len(text))]
+[('one two', 1), (' ', 0), ('three four', 1), (' ', 0), ('five', 1)]
+
+The page asks for one range of code points at a time (a whole text under
+:data:`~pyapp.facts.TEXT_VIEW_WHOLE` code points, else the pages near what it
+shows), so a megabyte cut into a hundred thousand chunks costs only what is seen.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import repeat
+from operator import add, sub
+from typing import Any, Final
+
+from ..core.cache import per_text
+from ..core.chunking import segment
+from ..core.params import Params
+from ..core.units import Chars, Tokens, Words, strip_bom
+from ..core.windows import window_count
+from ..facts import TEXT_VIEW_PAGE, TEXT_VIEW_WHOLE
+
+__all__ = [
+    "WindowSpans",
+    "pages",
+    "segment_lists",
+    "segments",
+    "segments_view",
+    "window_spans",
+]
+
+JSON = dict[str, Any]
+
+#: Whitespace a page may end after, when no line break is near.
+_SPACE: Final = re.compile(r"\s")
+
+
+@dataclass(frozen=True, slots=True)
+class WindowSpans:
+    """Where every window of one text and configuration lies, in code points:
+    window ``k`` is ``[char_starts[k], char_ends[k])`` and units
+    ``[k * stride, min(k * stride + size, units))``."""
+
+    size: int
+    stride: int
+    units: int
+    char_starts: list[int]
+    char_ends: list[int]
+
+    @property
+    def count(self) -> int:
+        return len(self.char_starts)
+
+
+@per_text
+def _window_spans(
+    text: str, unit: str, encoding: str | None, size: int, overlap: int
+) -> WindowSpans:
+    params = Params(
+        unit=unit,  # type: ignore[arg-type]  # from a validated Params
+        encoding=encoding,
+        size=size,
+        overlap=overlap,
+        tokens_per_unit=Fraction(1),
+        price_per_million=Fraction(0),
+    )
+    seg = segment(text, params)
+    units, stride = seg.count, size - overlap
+    n = window_count(units, size=size, overlap=overlap)
+    if n == 0:
+        return WindowSpans(size, stride, units, [], [])
+    last_start = (n - 1) * stride
+    # Every window but the last ends at start + size; the last at the text's end.
+    if isinstance(seg, Chars):
+        starts = list(range(0, last_start + 1, stride))
+        ends = [*range(size, size + last_start, stride), units]
+    elif isinstance(seg, Words):
+        word_starts, word_ends = seg.bounds(units)
+        starts = word_starts[0 : last_start + 1 : stride]
+        ends = [*word_ends[size - 1 : size - 1 + last_start : stride], word_ends[units - 1]]
+    else:
+        assert isinstance(seg, Tokens)
+        last_tokens = [*range(size - 1, size - 1 + last_start, stride), units - 1]
+        starts, ends = seg.char_bounds(list(range(0, last_start + 1, stride)), last_tokens)
+    return WindowSpans(size, stride, units, starts, ends)
+
+
+def window_spans(text: str, params: Params) -> WindowSpans:
+    """Every window's code-point span, kept per text and configuration (``text``
+    without a leading byte-order mark)."""
+    return _window_spans(text, params.unit, params.encoding, params.size, params.overlap)
+
+
+def segment_lists(
+    spans: WindowSpans, start: int, stop: int
+) -> tuple[list[int], list[int], list[int]]:
+    """The segments of code points ``[start, stop)`` as three lists: ``bounds``
+    (where each begins, then ``stop``), ``first`` and ``count``; the first and last
+    segments are cut at ``start`` and ``stop``. Every step runs in C (bisection,
+    sorting, ``map``): a hundred thousand segments take milliseconds.
+    """
+    if start >= stop:
+        return [start], [], []
+    cs, ce = spans.char_starts, spans.char_ends
+    lo = bisect_right(ce, start)  # windows [lo, hi) touch [start, stop)
+    hi = bisect_left(cs, stop)
+    starting = cs[bisect_right(cs, start, lo, hi) : hi]  # start < p < stop
+    ending = ce[lo : bisect_left(ce, stop, lo, hi)]  # start < p < stop
+    bounds = [start, *sorted(set(starting + ending)), stop]
+    heads = bounds[:-1]
+    first = list(map(bisect_right, repeat(ce), heads))  # windows ending at or before p
+    after = list(map(bisect_right, repeat(cs), heads))  # windows starting at or before p
+    return bounds, first, list(map(sub, after, first))
+
+
+def segments(spans: WindowSpans, start: int, stop: int) -> Iterator[tuple[int, int, int, int]]:
+    """The segments of code points ``[start, stop)``, in order, as ``(start, end,
+    first, count)`` (:func:`segment_lists`, one tuple each).
+
+    >>> spans = WindowSpans(4, 3, 10, [0, 3, 6], [4, 7, 10])  # chars, size 4, overlap 1
+    >>> list(segments(spans, 2, 8))
+    [(2, 3, 0, 1), (3, 4, 0, 2), (4, 6, 1, 1), (6, 7, 1, 2), (7, 8, 2, 1)]
+    """
+    bounds, first, count = segment_lists(spans, start, stop)
+    return zip(bounds, bounds[1:], first, count, strict=False)
+
+
+@per_text
+def pages(text: str) -> list[int]:
+    """Where the text view's pages begin, and the text's length last. A page is at
+    least :data:`~pyapp.facts.TEXT_VIEW_PAGE` code points and ends just after a line
+    break when one comes within three pages more (a page then starts a line, as it
+    would anyway); else just after whitespace within half a page (the line only
+    ends early); else where it reaches four pages.
+
+    >>> pages(""), pages("short")
+    ([0], [0, 5])
+    >>> edges = pages(("x" * 2100 + "\\n") * 3)
+    >>> edges, edges[1] % 2101
+    ([0, 2101, 4202, 6303], 0)
+    >>> pages("word " * 1000)[1]  # no line break: after the first space from 2,048 on
+    2050
+    """
+    out = [0]
+    length = len(text)
+    at = TEXT_VIEW_PAGE
+    while at < length:
+        line = text.find("\n", at - 1, at + 3 * TEXT_VIEW_PAGE)
+        if line >= 0:
+            edge = line + 1
+        else:
+            space = _SPACE.search(text, at - 1, at + TEXT_VIEW_PAGE // 2)
+            edge = space.end() if space else min(at + 3 * TEXT_VIEW_PAGE, length)
+        if edge >= length:
+            break
+        out.append(edge)
+        at = edge + TEXT_VIEW_PAGE
+    if length:
+        out.append(length)
+    return out
+
+
+def segments_view(
+    text: str, params: Params, *, page: int = 0, pages_wanted: int | None = None
+) -> JSON:
+    """The ``segments`` op's answer for pages ``page .. page + pages_wanted - 1`` of
+    the text (:func:`pages`; all of them by default, as many as fit in
+    :data:`~pyapp.facts.TEXT_VIEW_WHOLE` code points): the segments of those code
+    points ``[from, to)``, the windows that touch them, and every page's start.
+
+    >>> from ..core.params import parse_params
+    >>> view = segments_view("ab cd ef", parse_params(unit="word", size=1))
+    >>> view["segments"]
+    {'bounds': [0, 2, 3, 5, 6, 8], 'first': [0, 1, 1, 2, 2], 'count': [1, 0, 1, 0, 1]}
+    >>> view["windows"]["char_starts"], view["windows"]["ends"]
+    ([0, 3, 6], [1, 2, 3])
+    """
+    text, bom_removed = strip_bom(text)
+    length = len(text)
+    edges = pages(text)
+    last = len(edges) - 1  # the number of pages
+    page = min(page, last)
+    stop_page = last if pages_wanted is None else min(last, page + pages_wanted)
+    while stop_page > page + 1 and edges[stop_page] - edges[page] > TEXT_VIEW_WHOLE:
+        stop_page -= 1
+    start, stop = edges[page], edges[stop_page]
+    spans = window_spans(text, params)
+    bounds, first, count = segment_lists(spans, start, stop)
+    lo = bisect_right(spans.char_ends, start)  # the windows ending at or before `start`
+    hi = max(lo, bisect_left(spans.char_starts, stop)) if stop > start else lo
+    starts = list(range(lo * spans.stride, hi * spans.stride, spans.stride))
+    ends = list(map(min, map(add, starts, repeat(spans.size)), repeat(spans.units)))
+    return {
+        "total_chars": length,
+        "chunks": spans.count,
+        "bom_removed": bom_removed,
+        "page": page,
+        "pages": stop_page - page,
+        "from": start,
+        "to": stop,
+        "page_starts": edges,
+        "windows": {
+            "first": lo,
+            "starts": starts,
+            "ends": ends,
+            "char_starts": spans.char_starts[lo:hi],
+            "char_ends": spans.char_ends[lo:hi],
+        },
+        "segments": {"bounds": bounds, "first": first, "count": count},
+    }

@@ -1,0 +1,276 @@
+"""The text view and the caps a person can lift, driven as a person would.
+
+The text view's contract: each segment is an element ``data-testid="segment"``
+with ``data-start``/``data-end`` (code points) and ``data-chunks`` (the 0-based
+chunk indices of the export); its text is the source text of that range; for a
+text under the whole-view limit every segment is in the page, in order. Every
+expectation is the engine's own export, computed natively.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from helpers import WAIT_MS, cli_chunk, configure, native, put_text
+from playwright.sync_api import expect
+
+from pyapp.facts import MAX_CHUNKS
+
+VIEW = '[data-testid="text-view"]'
+
+READ_SEGMENTS = """els => els.map(e => [Number(e.dataset.start), Number(e.dataset.end),
+                                       e.dataset.chunks, e.textContent])"""
+
+
+def rendered(page: Any, chunks: int) -> None:
+    """Waits until the text view has drawn the result of ``chunks`` chunks."""
+    page.wait_for_selector(f'{VIEW}[data-rendered="true"][data-chunks="{chunks}"]', timeout=WAIT_MS)
+
+
+def export_chunks(text: str, **settings: Any) -> list[dict[str, Any]]:
+    """The export's chunks with the caps lifted (what the CLI prints with --no-caps)."""
+    chunks: list[dict[str, Any]] = json.loads(
+        native("export", text=text, caps=False, **settings)["json"]
+    )["chunks"]
+    return chunks
+
+
+def held_by(chunks: list[dict[str, Any]], point: int) -> str:
+    """The export's chunks holding code point ``point``, as data-chunks writes them."""
+    return " ".join(str(c["index"]) for c in chunks if c["char_start"] <= point < c["char_end"])
+
+
+# ---- the contract, in every unit, then pointing at it ----------------------------------
+
+CASES = [
+    # Word mode at overlap 0: the whitespace between chunks is held by none.
+    ("word", 3, 0, "Fixed windows  cut text.\n\nOverlap repeats the end of one chunk. " * 3),
+    ("word", 4, 2, "one two three four five six seven eight nine ten eleven twelve"),
+    # CJK and emoji in character mode: code points, not UTF-16 units.
+    ("char", 7, 3, "日本語のテキスト。🦜🦜 naïve 👩\u200d👧 text, ends here. " * 3),
+    # Token mode: an emoji split over byte tokens is a character two chunks share.
+    ("token", 3, 1, "Parrots 🦜🦜🦜 and 日本語のテキスト。 Tokens cut 😀 here. " * 2),
+]
+
+
+def test_the_text_view_tiles_the_text_and_each_part_names_the_chunks_that_hold_it(
+    app: Any,
+) -> None:
+    for unit, size, overlap, text in CASES:
+        configure(app, unit=unit, size=str(size), overlap=str(overlap), text=text)
+        chunks = export_chunks(text, unit=unit, size=size, overlap=overlap)
+        rendered(app, len(chunks))
+        segments = app.locator('[data-testid="segment"]').evaluate_all(READ_SEGMENTS)
+        points = list(text)  # code points
+        # In order, tiling the whole text: rebuilt from the segments it is the text.
+        assert "".join(s[3] for s in segments) == text, unit
+        assert [s[0] for s in segments] == [0, *(s[1] for s in segments[:-1])], unit
+        assert segments[-1][1] == len(points)
+        for start, end, names, shown in segments:
+            assert shown == "".join(points[start:end]), (unit, start, end)
+            # Every code point of a segment is held by exactly the chunks it names...
+            assert {held_by(chunks, p) for p in range(start, end)} == {names}, (unit, start)
+        # ...and each segment is the longest such run: neighbours name other chunks.
+        assert all(a[2] != b[2] for a, b in zip(segments, segments[1:], strict=False)), unit
+        kinds = {s[2].count(" ") + 1 if s[2] else 0 for s in segments}
+        if overlap:
+            assert 2 in kinds, f"{unit}: the overlap is a segment of two chunks"
+        if unit == "word" and overlap == 0:
+            assert 0 in kinds, "word mode at overlap 0 leaves the whitespace to no chunk"
+
+    # Pointing at the text: ten words, size 4, overlap 2 (the second case again).
+    text = CASES[1][3]
+    configure(app, unit="word", size="4", overlap="2", text=text)
+    chunks = export_chunks(text, unit="word", size=4, overlap=2)
+    rendered(app, len(chunks))
+    caption = app.get_by_test_id("text-view-focus")
+    # "three four" is held by chunks 1 and 2 (the first chunk's tail, the second's head).
+    shared = app.locator('[data-testid="segment"][data-chunks="0 1"]')
+    shared.hover()
+    first, second = chunks[0], chunks[1]
+    expect(caption).to_have_text(
+        f"Held by 2 chunks: chunk 1 · words 1–4 · characters [0, {first['char_end']});"
+        f" chunk 2 · words 3–6 · characters [{second['char_start']}, {second['char_end']})."
+        " Click or press Enter for chunk 1's card."
+    )
+    # The whole of both chunks is highlighted, and their bars on the strip.
+    highlighted = app.evaluate(
+        "() => [...CSS.highlights.get('chunk-active')].map((range) => range.toString())"
+    )
+    assert highlighted == [text[0 : second["char_end"]]]
+    overview = app.get_by_test_id("overview")
+    expect(overview.locator("rect.bar.is-active")).to_have_count(2)
+    expect(overview.locator('rect.bar[data-index="1"]')).to_have_class("bar bar-odd is-active")
+
+    # By keyboard: Tab from the strip's last bar into the text, arrows part by part.
+    overview.locator(f'rect.bar[data-index="{len(chunks) - 1}"]').focus()
+    app.keyboard.press("Tab")
+    segment = app.locator('[data-testid="segment"]').first
+    expect(segment).to_be_focused()
+    expect(caption).to_have_text(
+        f"chunk 1 · words 1–4 · characters [0, {first['char_end']})."
+        " Click or press Enter for chunk 1's card."
+    )
+    app.keyboard.press("ArrowRight")
+    expect(shared).to_be_focused()
+    expect(caption).to_contain_text("Held by 2 chunks")
+    app.keyboard.press("Enter")
+    card = app.locator("#chunk-0")
+    expect(card).to_be_focused()
+    expect(card).to_be_in_viewport()
+    # A click on the last chunk's own words goes to its card.
+    last = len(chunks) - 1
+    app.locator(f'[data-testid="segment"][data-chunks="{last}"]').click()
+    expect(app.locator(f"#chunk-{last}")).to_be_focused()
+    expect(app.locator(f"#chunk-{last}")).to_be_in_viewport()
+
+
+# ---- the caps: the default, and a choice -------------------------------------------------
+
+
+def test_lifting_the_caps_shows_every_card_near_the_view_and_downloads_what_the_cli_prints(
+    app: Any, tmp_path: Path
+) -> None:
+    text = "Sentence one is here. " * 241  # 964 words: 482 chunks of 2 words
+    configure(app, unit="word", size="2", overlap="0", text=text)
+    notice = app.get_by_test_id("cap-notice")
+    expect(notice).to_have_attribute("data-cap", "chunks", timeout=WAIT_MS)
+    lift = app.get_by_test_id("lift-caps")
+    expect(lift).to_have_text("Show all 482 chunks anyway")
+    cli = cli_chunk(text, "--unit", "word", "--size", "2", "--overlap", "0", "--no-caps")
+    # What lifting costs: the download's size, about (the engine's estimate, within 2%).
+    estimate = native("chunk", text=text, unit="word", size=2, overlap=0)["capped"]["export_bytes"]
+    assert abs(estimate - len(cli)) < 0.02 * len(cli)
+    expect(app.get_by_test_id("lift-cost")).to_contain_text("about 180 kB of JSON")
+    expect(app.get_by_test_id("chunk")).to_have_count(0)
+    expect(app.get_by_test_id("download-json")).to_be_hidden()
+
+    lift.click()
+    expect(notice).to_be_hidden()
+    expect(app.get_by_test_id("lift-note")).to_contain_text("482 chunks, over the 256-chunk cap")
+    cards = app.get_by_test_id("chunk")
+    expect(app.locator("#chunk-0")).to_be_visible(timeout=WAIT_MS)
+    list_ = app.locator("#chunk-list")
+    expect(list_).to_have_attribute("data-rendered", "true")
+    assert 0 < cards.count() < 60, "only the cards near the view are in the page"
+    # Scrolled to the end, the last card is there, and still only a few of them.
+    list_.evaluate("el => { el.scrollTop = el.scrollHeight; }")
+    expect(app.locator("#chunk-481")).to_be_visible(timeout=WAIT_MS)
+    expect(app.locator("#chunk-481 .chunk-title")).to_have_text("Chunk 482")
+    assert cards.count() < 60
+    # The download is the command line's --no-caps export, byte for byte.
+    download = app.get_by_test_id("download-json")
+    expect(download).to_be_enabled()
+    with app.expect_download() as got:
+        download.click()
+    saved = tmp_path / got.value.suggested_filename
+    got.value.save_as(saved)
+    assert saved.read_bytes() == cli
+    assert len(json.loads(cli)["chunks"]) == 482 > MAX_CHUNKS
+
+    # From the text: a click on chunk 301's words brings its card into view.
+    app.locator('[data-testid="segment"][data-chunks="300"]').first.click()
+    expect(app.locator("#chunk-300")).to_be_focused(timeout=WAIT_MS)
+    expect(app.locator("#chunk-300")).to_be_in_viewport()
+
+    # The choice holds when the settings change, until the caps are put back.
+    configure(app, overlap="1")
+    expect(app.get_by_test_id("lift-note")).to_contain_text("963 chunks", timeout=WAIT_MS)
+    expect(cards.first).to_have_attribute("aria-label", re.compile(r"^Chunk \d+ of 963$"))
+    assert cards.count() < 60
+    app.get_by_test_id("restore-caps").click()
+    expect(notice).to_be_visible(timeout=WAIT_MS)
+    expect(cards).to_have_count(0)
+    expect(app.get_by_test_id("lift-caps")).to_have_text("Show all 963 chunks anyway")
+
+
+# ---- a megabyte cut into a hundred thousand chunks --------------------------------------
+
+
+def megabyte_of_prose() -> str:
+    """About 1,000,000 bytes of words, a paragraph break every ten sentences."""
+    words = [
+        "the",
+        "window",
+        "moves",
+        "on",
+        "by",
+        "its",
+        "stride",
+        "and",
+        "the",
+        "overlap",
+        "repeats",
+        "what",
+        "came",
+        "before",
+    ]
+    sentences = [" ".join(words[i % 7 : i % 7 + 8]).capitalize() + "." for i in range(70)]
+    paragraph = " ".join(sentences[:10]) + "\n\n"
+    text = "".join(sentences[i % 70] + " " if i % 11 else paragraph for i in range(40_000))
+    return text[: 1_000_000 - 10]
+
+
+def test_a_megabyte_in_a_hundred_thousand_chunks_is_drawn_only_near_the_view(app: Any) -> None:
+    text = megabyte_of_prose()
+    expected = native("chunk", text=text, unit="word", size=2, overlap=1)["summary"]["chunks"]
+    assert expected > 100_000
+    configure(app, unit="word", size="2", overlap="1")
+    # Count the segments the page adds to the view in each task while it draws.
+    app.get_by_test_id("text-view").evaluate(
+        """(view) => {
+          const seen = { batches: [] };
+          window.__drawn = seen;
+          new MutationObserver((records) => {
+            let added = 0;
+            for (const r of records) for (const n of r.addedNodes) {
+              if (n.nodeType === 1) added += n.matches('[data-testid="segment"]') ? 1
+                : n.querySelectorAll('[data-testid="segment"]').length;
+            }
+            if (added) seen.batches.push(added);
+          }).observe(view, { childList: true, subtree: true });
+        }"""
+    )
+    put_text(app, text)
+    view = app.get_by_test_id("text-view")
+    expect(view).to_have_attribute("data-chunks", str(expected), timeout=60_000)
+    expect(view).to_have_attribute("data-mode", "paged")
+    expect(view).to_have_attribute("data-rendered", "true", timeout=WAIT_MS)
+    segments = app.locator('[data-testid="segment"]')
+    drawn = segments.evaluate_all(READ_SEGMENTS)
+    # Only the pages near the view are drawn, each part exactly the source's text.
+    assert 0 < len(drawn) < 20_000 < expected
+    assert drawn[0][0] == 0
+    assert all(text[a:b] == shown for a, b, _, shown in drawn)
+
+    # Dragged to the middle, the view draws the middle, and the strip's frame follows.
+    view.evaluate("el => { el.scrollTop = el.scrollHeight / 2; }")
+    overview = app.get_by_test_id("overview")
+    in_middle = re.compile(r"^[3-6]\d{5}$")
+    expect(view).to_have_attribute("data-visible-start", in_middle, timeout=WAIT_MS)
+    expect(view).to_have_attribute("data-rendered", "true", timeout=WAIT_MS)
+    start = view.get_attribute("data-visible-start")
+    expect(overview).to_have_attribute("data-visible-start", start or "")
+    drawn = segments.evaluate_all(READ_SEGMENTS)
+    assert len(drawn) < 20_000
+    assert all(text[a:b] == shown for a, b, _, shown in drawn)
+    # A click on the strip, three quarters along, shows that part of the text.
+    strip = overview.locator("svg")
+    box = strip.bounding_box()
+    assert box is not None
+    strip.click(position={"x": box["width"] * 0.75, "y": 6})
+    target = round(len(text) * 0.75)
+    expect(view).to_have_attribute("data-visible-start", re.compile(r"^7\d{5}$"), timeout=WAIT_MS)
+    expect(view).to_have_attribute("data-rendered", "true", timeout=WAIT_MS)
+    low, high = (
+        int(view.get_attribute(f"data-visible-{edge}") or "-1") for edge in ("start", "end")
+    )
+    assert low - 500 <= target < high, (low, target, high)  # give or take a line
+    batches = app.evaluate("() => window.__drawn.batches")
+    assert max(batches) < 20_000, batches  # the text never comes to the page whole
+    # The page answers input at once meanwhile.
+    app.get_by_test_id("price-input").fill("3")
+    expect(app.get_by_test_id("price-input")).to_have_value("3")
