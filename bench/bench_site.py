@@ -92,13 +92,33 @@ from pyapp.facts import MAX_CHUNKS, MAX_PROCESSED_UNITS  # noqa: E402
 # when the text box is first there to type in.
 PROBE = """
 (() => {
-  const bench = { longtasks: [], readyAt: undefined, boxAt: undefined };
+  const bench = {
+    longtasks: [], readyAt: undefined, boxAt: undefined,
+    lastChange: 0, inputs: [], painted: [],
+  };
   Object.defineProperty(window, "__bench", { value: bench });
   try {
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) bench.longtasks.push([e.startTime, e.duration]);
     }).observe({ type: "longtask", buffered: true });
   } catch {}
+  // The whole interaction: when the page last changed anything (a visible change or
+  // not), and for each input event the time until the frame after it (the next
+  // rAF, then a task: the frame has been produced).
+  const changed = () => { bench.lastChange = performance.now(); };
+  const watch = () => new MutationObserver(changed).observe(document, {
+    subtree: true, childList: true, attributes: true, characterData: true,
+  });
+  if (document.documentElement) watch(); else document.addEventListener("DOMContentLoaded", watch);
+  addEventListener("input", (event) => {
+    const at = event.timeStamp;
+    bench.inputs.push(at);
+    requestAnimationFrame(() => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => bench.painted.push(performance.now() - at);
+      channel.port2.postMessage(null);
+    });
+  }, true);
   const seen = () => {
     const status = document.querySelector('[data-testid="status"]');
     if (status && status.dataset.state === "ready" && bench.readyAt === undefined) {
@@ -299,18 +319,27 @@ def cold_page(browser: Any, base: str, run: Run) -> None:
 
 @contextmanager
 def page_with_text(
-    browser: Any, base: str, text: str, *, words: int, size: int, overlap: int
+    browser: Any,
+    base: str,
+    text: str,
+    *,
+    words: int,
+    size: int,
+    overlap: int,
+    unit: str = "word",
+    chunks: int | None = None,
 ) -> Iterator[Any]:
-    """A fresh page (the probe installed) in word mode at ``size`` and ``overlap``,
-    holding ``text`` (of ``words`` words), its first result on screen."""
+    """A fresh page (the probe installed) in ``unit`` mode (word unless said) at ``size``
+    and ``overlap``, holding ``text`` (of ``words`` words), its first result
+    (``chunks`` chunks; in word mode counted here) on screen."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         context.add_init_script(PROBE)
         page = context.new_page()
-        page.goto(f"{base}#unit=word&size={size}&overlap={overlap}")
+        page.goto(f"{base}#unit={unit}&size={size}&overlap={overlap}")
         wait_ready(page)
         page.evaluate(FILL_TEXT, text)
-        first, _ = window_count(words, size, overlap)
+        first = chunks if chunks is not None else window_count(words, size, overlap)[0]
         page.wait_for_selector(
             f'[data-testid="summary-chunks"][data-value="{first}"]', timeout=120_000
         )
@@ -405,6 +434,205 @@ def interactions(browser: Any, base: str, run: Run, text: str, runs: int) -> Non
         )
 
 
+# ---- the whole interaction -------------------------------------------------------
+#
+# Rows 9-11 keep the long-task observer open from the first input event until the
+# page has changed nothing for a second (the sweep chart, the boundary marks, the
+# panels, the text view all included), and compare with a plain <textarea> page
+# (bench/pages/textarea.html) given the same typing in the same run.
+
+QUIET_MS = 1000
+
+# Starts watching: what happens from now on is the interaction.
+WATCH = """() => {
+  const b = window.__bench;
+  b.watchFrom = performance.now();
+  b.inputs.length = 0;
+  b.painted.length = 0;
+}"""
+
+# Waits until a figure holds `value` (checked every frame), and returns the time from
+# the last input event to that frame: the new figures on screen.
+FIGURES = """async ({ selector, attribute, value }) => {
+  const b = window.__bench;
+  const shown = () => document.querySelector(selector)?.getAttribute(attribute) === value;
+  await new Promise((resolve) => {
+    const check = () => (shown() ? resolve() : requestAnimationFrame(check));
+    requestAnimationFrame(check);
+  });
+  return performance.now() - b.inputs.at(-1);
+}"""
+
+# Waits for a second in which the page changes nothing; returns what the observer saw
+# over the whole interaction.
+SETTLE = """async ({ quiet }) => {
+  const b = window.__bench;
+  const later = (ms) => new Promise((r) => setTimeout(r, ms));
+  const last = () => Math.max(b.lastChange, b.inputs.at(-1) ?? 0);
+  while (performance.now() - last() < quiet) await later(50);
+  await later(100); // let the observer deliver the last entries
+  const tasks = b.longtasks.filter(([start, duration]) => start + duration > b.watchFrom);
+  return {
+    longest: tasks.reduce((max, [, d]) => Math.max(max, d), 0),
+    tasks: tasks.length,
+    blocked: tasks.reduce((sum, [, d]) => sum + Math.max(0, d - 50), 0),
+    painted: [...b.painted],
+    lasted: last() - b.watchFrom,
+  };
+}"""
+
+# The observer must see work that follows an answer, not just the answer: once the
+# summary changes, the page runs a 120 ms task half a second later.
+FOLLOW_UP = """() => {
+  const figure = document.querySelector('[data-testid="summary-chunks"]');
+  const once = new MutationObserver(() => {
+    once.disconnect();
+    setTimeout(() => { const t = performance.now(); while (performance.now() - t < 120) {} }, 500);
+  });
+  once.observe(figure, { attributes: true, childList: true, characterData: true, subtree: true });
+}"""
+
+TYPED = "chunk size"  # ten characters
+
+
+def settle(page: Any) -> dict[str, Any]:
+    """Waits until the page has changed nothing for a second: what the observer saw."""
+    result: dict[str, Any] = page.evaluate(SETTLE, {"quiet": QUIET_MS})
+    return result
+
+
+def figures(page: Any, testid: str, value: object, attribute: str = "data-value") -> float:
+    """Waits for a figure to show ``value``: ms from the last input event to that frame."""
+    args = {"selector": f'[data-testid="{testid}"]', "attribute": attribute, "value": str(value)}
+    return float(page.evaluate(FIGURES, args))
+
+
+def record(run: Run, name: str, seen: dict[str, Any], latencies: list[float]) -> None:
+    """One repetition of a row: its latency (median), the longest task, the frames."""
+    if latencies:
+        run.add(f"{name} figures", statistics.median(latencies))
+    run.add(f"{name} longest", seen["longest"])
+    run.add(f"{name} blocked", seen["blocked"])
+    run.add(f"{name} lasted", seen["lasted"])
+    if seen["painted"]:
+        run.add(f"{name} frame", statistics.median(seen["painted"]))
+        run.add(f"{name} frame max", max(seen["painted"]))
+
+
+@contextmanager
+def bare_textarea(browser: Any, base: str, text: str) -> Iterator[Any]:
+    """The anchor: a plain text box holding ``text`` (and a plain number field)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        context.add_init_script(PROBE)
+        page = context.new_page()
+        page.goto(f"{base}__bench__/textarea.html")
+        page.evaluate(FILL_TEXT, text)
+        settle(page)
+        yield page
+    finally:
+        context.close()
+
+
+def type_into_middle(page: Any, length: int) -> None:
+    """Puts the caret in the middle of the text box and types ten characters."""
+    box = page.get_by_test_id("text-input")
+    box.evaluate("(el, at) => { el.focus(); el.setSelectionRange(at, at); }", length // 2)
+    page.keyboard.type(TYPED, delay=120)
+
+
+def typing_rows(browser: Any, base: str, run: Run, text: str, runs: int) -> None:
+    """Row 9: typing ten characters into a megabyte in token mode (512, 15%), five
+    times: the text is cut to leave room for them under the byte limit."""
+    text = text[: -len(TYPED) * (runs + 1)]
+    tokens = len(tokenizers.get_tokenizer("o200k_base", backend="tiktoken").encode(text))
+    first, _ = window_count(tokens, 512, 77)
+    opened = page_with_text(
+        browser, base, text, words=0, size=512, overlap=77, unit="token", chunks=first
+    )
+    with opened as page:
+        settle(page)
+        length = len(text)
+        for _ in range(runs):
+            page.evaluate(WATCH)
+            type_into_middle(page, length)
+            length += len(TYPED)
+            # The new figures: the counts of the text as typed, with the summary.
+            latency = figures(page, "count-chars", length)
+            record(run, "typing", settle(page), [latency])
+    with bare_textarea(browser, base, text) as page:
+        for _ in range(runs):
+            page.evaluate(WATCH)
+            type_into_middle(page, len(text))
+            record(run, "typing anchor", settle(page), [])
+
+
+def size_rows(browser: Any, base: str, run: Run, text: str, runs: int) -> None:
+    """Row 10: five size edits on a megabyte in word mode (1000/1100, overlap 50)."""
+    words = word_count(text)
+    with page_with_text(browser, base, text, words=words, size=1000, overlap=50) as page:
+        settle(page)
+        for _ in range(runs):
+            page.evaluate(WATCH)
+            latencies = []
+            for edit in range(5):
+                size = (1100, 1000)[edit % 2]
+                page.get_by_test_id("size-input").fill(str(size))
+                latencies.append(figures(page, "summary-chunks", window_count(words, size, 50)[0]))
+                page.wait_for_timeout(400)  # a person looks before the next edit
+            record(run, "sizes", settle(page), latencies)
+    with bare_textarea(browser, base, text) as page:
+        for _ in range(runs):
+            page.evaluate(WATCH)
+            for edit in range(5):
+                page.get_by_test_id("size-input").fill(str((1100, 1000)[edit % 2]))
+                page.wait_for_timeout(400)
+            record(run, "sizes anchor", settle(page), [])
+
+
+def text_view_rows(browser: Any, base: str, run: Run, text: str, runs: int) -> None:
+    """Row 11: the text view of a megabyte in tens of thousands of chunks: a size edit
+    from 1000 words to 2 (overlap 1), the view dragged to the middle, and the strip
+    clicked three quarters along. Then the observer's proof on a follow-up task."""
+    words = word_count(text)
+    many, _ = window_count(words, 2, 1)
+    with page_with_text(browser, base, text, words=words, size=1000, overlap=1) as page:
+        settle(page)
+        view = page.get_by_test_id("text-view")
+        for _ in range(runs):
+            page.evaluate(WATCH)
+            page.get_by_test_id("size-input").fill("2")
+            latency = figures(page, "text-view", many, "data-chunks")
+            page.wait_for_selector('[data-testid="text-view"][data-rendered="true"]')
+            view.evaluate("el => { el.scrollTop = el.scrollHeight / 2; }")
+            page.wait_for_timeout(300)
+            strip = page.get_by_test_id("overview").locator("svg")
+            box = strip.bounding_box()
+            if box is not None:
+                strip.click(position={"x": box["width"] * 0.75, "y": 6})
+            record(run, "text view", settle(page), [latency])
+            page.get_by_test_id("size-input").fill("1000")  # back, for the next repetition
+            figures(page, "summary-chunks", window_count(words, 1000, 1)[0])
+            settle(page)
+        page.evaluate(WATCH)
+        page.evaluate(FOLLOW_UP)
+        page.get_by_test_id("size-input").fill("1100")
+        figures(page, "summary-chunks", window_count(words, 1100, 1)[0])
+        seen = settle(page)["longest"]
+        run.notes["follow-up"] = (
+            f"a 120 ms task the page ran 500 ms after the new figures was seen as a {seen:.0f} ms"
+            " task, so rows 9-11 see the work that follows an answer"
+            if seen >= 100
+            else "WARNING: the whole-interaction observer missed a 120 ms task run 500 ms"
+            " after the new figures, so rows 9-11 may under-report"
+        )
+    with bare_textarea(browser, base, text) as page:
+        for _ in range(runs):
+            page.evaluate(WATCH)
+            page.get_by_test_id("size-input").fill("2")
+            record(run, "text view anchor", settle(page), [])
+
+
 # The worker's warm-up entries (engine/worker.js): begun, done, each slice's time.
 WARM_STATE = """() => ({
   begun: performance.getEntriesByName("engine:warm:begin").length > 0,
@@ -484,6 +712,9 @@ def measure(runs: int) -> tuple[Run, str]:
         interactions(browser, base, run, text, runs)
         repeat_visits(browser, base, run, runs)
         warm_edits(browser, base, run, runs)
+        typing_rows(browser, base, run, text, runs)
+        size_rows(browser, base, run, text, runs)
+        text_view_rows(browser, base, run, text, runs)
         version = browser.version
     return run, version
 
@@ -522,7 +753,7 @@ def rows(run: Run) -> list[Row]:
                 what,
                 unit(value),
                 f"{anchor_name} {unit(anchor)}",
-                f"{value / anchor:.2f}×",
+                f"{value / anchor:.2f}×" if anchor else "–",
                 target,
                 "–" if met is None else ("yes" if met else "no"),
             )
@@ -707,6 +938,64 @@ def rows(run: Run) -> list[Row]:
         "",
         None,
     )
+    # Rows 9-11: the observer open for the whole interaction (see typing_rows).
+    unseen = run.notes.get("follow-up", "").startswith("WARNING")
+    for number, name, what in (
+        ("9", "typing", "typing ten characters into 1 MB, token mode 512 / 15%"),
+        ("10", "sizes", "five size edits on 1 MB, word mode"),
+        (
+            "11",
+            "text view",
+            "text view: 1 MB in tens of thousands of chunks, scrolled, strip clicked",
+        ),
+    ):
+        if f"{name} longest" not in run.samples:
+            continue
+        anchor = f"{name} anchor"
+        if f"{name} figures" in run.samples:
+            value = m(f"{name} figures")
+            out.append(
+                Row(
+                    number,
+                    f"{what}: edit → new figures on screen",
+                    ms(value),
+                    "150 ms budget",
+                    f"{value / 150:.2f}×",
+                    "≤ 150 ms",
+                    "yes" if value <= 150 else "no",
+                )
+            )
+        if f"{name} frame" in run.samples and f"{anchor} frame" in run.samples:
+            add(
+                "",
+                "  input event → next frame (median of events)",
+                m(f"{name} frame"),
+                "plain <textarea>",
+                m(f"{anchor} frame"),
+                "",
+                None,
+            )
+        longest = m(f"{name} longest")
+        out.append(
+            Row(
+                "",
+                "  longest main-thread task, input until 1 s idle",
+                ms(longest),
+                f"plain <textarea> {ms(m(f'{anchor} longest'))}",
+                f"{longest / 50:.2f}× of 50 ms",
+                "≤ 50 ms",
+                "unverified" if unseen else ("yes" if longest <= 50 else "no"),
+            )
+        )
+        add(
+            "",
+            "  main thread blocked past 50 ms per task, summed",
+            m(f"{name} blocked"),
+            "plain <textarea>",
+            m(f"{anchor} blocked"),
+            "",
+            None,
+        )
     return out
 
 
@@ -793,6 +1082,7 @@ def main(argv: list[str]) -> int:
             f"Machine: {machine()}. Date: {when}. Took {time.monotonic() - began:,.0f} s.",
             f"Text: {run.notes.get('text', '?')}. Settings: {run.notes.get('settings', '?')}.",
             f"Long tasks: {run.notes.get('longtask', '?')}.",
+            f"Rows 9-11 (whole interaction): {run.notes.get('follow-up', '?')}.",
         ]
         print("\n".join(header) + "\n\n" + text)
         if not args.no_write:

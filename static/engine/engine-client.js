@@ -161,7 +161,7 @@ export class Engine {
     this.start();
     const text = request.text;
     if (typeof text === "string") {
-      const size = measureText(text);
+      const size = this._measure(text);
       if (size.over) return this._refuse(purpose, request.op, { field: "text", message: overLimitMessage(size) });
     }
     if (typeof text !== "string" || text.length < LONG_TEXT) return this._send(purpose, JSON.stringify(request));
@@ -173,6 +173,15 @@ export class Engine {
       this._refs.delete(text);
       return this._send(purpose, named());
     });
+  }
+
+  /**
+   * measureText, remembered for the last text: every call about one text (the view,
+   * its text view pages, the sweep) measures it once, not a megabyte per call.
+   */
+  _measure(text) {
+    if (this._measured?.text !== text) this._measured = { text, size: measureText(text) };
+    return this._measured.size;
   }
 
   /** Answers a call here, as the engine would have: it supersedes the pending one. */

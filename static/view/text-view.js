@@ -110,6 +110,10 @@ export class TextView {
     this.active = ""; // the data-chunks of the part pointed at
     this.frame = 0;
     this.fetching = null;
+    // Geometry read only in animation frames or from the resize observer, so that
+    // drawing a result never forces a layout of its own.
+    this.box = { width: 0, height: 0 }; // the view's content box
+    this.top = { page: 0, offset: 0 }; // the page at the top of the view, and how far into it
     root.addEventListener("pointerover", (event) => this.point(event.target));
     root.addEventListener("pointerleave", () => {
       if (!root.contains(document.activeElement)) this.point(null);
@@ -121,7 +125,7 @@ export class TextView {
     root.addEventListener("click", (event) => this.clicked(event));
     root.addEventListener("keydown", (event) => this.key(event));
     root.addEventListener("scroll", () => this.scrolled(), { passive: true });
-    new ResizeObserver(() => this.resized()).observe(root);
+    new ResizeObserver(([entry]) => this.resized(entry.contentRect)).observe(root);
   }
 
   // ------------------------------------------------------------ a new result
@@ -135,8 +139,7 @@ export class TextView {
     const base = { ...request };
     delete base.op;
     const whole = chars < WHOLE;
-    const keepTop = this.topPage();
-    const offset = this.topOffset(keepTop);
+    const { page: keepTop, offset } = this.top;
     const focused = this.root.contains(document.activeElement)
       ? Number(document.activeElement.dataset.start) : null;
     const first = whole ? 0 : Math.max(0, keepTop - 1);
@@ -168,33 +171,50 @@ export class TextView {
       return;
     }
     if (!reuse) this.pages = view.edges.slice(0, -1).map((_, i) => this.placeholder(view, i));
-    // The pages in sight first, at once; a whole text's other pages follow, a few per task.
-    const near = [];
-    for (let p = Math.max(0, keepTop - 1); p < Math.min(this.pages.length, keepTop + this.pagesInSight() + 1); p += 1) near.push(p);
-    this.fill(answer, whole ? near : undefined);
-    if (!reuse) this.root.replaceChildren(...this.pages);
-    this.restoreTop(keepTop, offset);
+    else if (!whole) this.emptyOutside(answer.page, answer.page + answer.pages); // drawn for the old result
+    // The page at the top first, in this task; the others one per task, nearest first.
+    const order = [];
+    const from = whole ? 0 : answer.page;
+    const to = whole ? this.pages.length : answer.page + answer.pages;
+    for (let p = from; p < to; p += 1) order.push(p);
+    const top = Math.min(Math.max(keepTop, from), to - 1);
+    order.sort((a, b) => Math.abs(a - top) - Math.abs(b - top) || a - b);
+    this.fill(answer, order.slice(0, 1));
+    if (!reuse) {
+      this.root.replaceChildren(...this.pages);
+      requestAnimationFrame(() => this.restoreTop(keepTop, offset)); // new blocks: the same place
+    }
     this.ensureTabStop();
     this.point(null);
     if (focused !== null) this.segmentAt(focused).then((seg) => seg && this.focusSegment(seg));
-    if (whole) {
-      const rest = [];
-      for (let p = 0; p < this.pages.length; p += 1) if (!near.includes(p)) rest.push(p);
-      for (let i = 0; i < rest.length; ) {
-        await yieldTask();
-        if (generation !== this.generation) return;
-        const began = performance.now();
-        while (i < rest.length && performance.now() - began < SLICE_MS) {
-          this.fill(answer, [rest[i]]);
-          i += 1;
-        }
-      }
-      this.ensureTabStop();
-      this.root.dataset.rendered = "true";
-      this.reportVisible();
-    } else {
-      this.scrolled();
+    if (!(await this.fillRest(answer, order.slice(1), generation))) return;
+    if (whole) this.root.dataset.rendered = "true";
+    this.scrolled();
+  }
+
+  /** Fills `pages` from `answer`, a page per task (more when they are small). */
+  async fillRest(answer, pages, generation) {
+    for (let i = 0; i < pages.length; ) {
+      await yieldTask();
+      if (generation !== this.generation) return false;
+      const began = performance.now();
+      do {
+        this.fill(answer, [pages[i]]);
+        i += 1;
+      } while (i < pages.length && performance.now() - began < SLICE_MS / 2);
     }
+    this.ensureTabStop();
+    return true;
+  }
+
+  /** Empties the drawn pages outside [from, to), at their last known height. */
+  emptyOutside(from, to) {
+    this.pages.forEach((page, p) => {
+      if ((p >= from && p < to) || page.dataset.filled !== "true") return;
+      page.style.height = `${this.heightOf(this.view, p)}px`;
+      page.replaceChildren();
+      page.dataset.filled = "false";
+    });
   }
 
   /** The note under the view: how much of the text is drawn. */
@@ -230,6 +250,10 @@ export class TextView {
    * again alone.
    */
   fill(answer, which) {
+    const __t = performance.now();
+    try { return this.fill_(answer, which); } finally { performance.measure("dbg:fill", {start: __t}); }
+  }
+  fill_(answer, which) {
     const view = this.view;
     if (answer.windows !== this.lastWindows) {
       this.lastWindows = answer.windows;
@@ -261,9 +285,8 @@ export class TextView {
   segment(view, a, b, first, count) {
     let chunks = "";
     for (let k = 0; k < count; k += 1) chunks += k ? ` ${first + k}` : String(first + k);
-    const node = document.createElement("span");
+    const node = (this.template ??= el("span", { "data-testid": "segment" })).cloneNode(false);
     node.className = count === 0 ? "seg-none" : count > 1 ? "seg-mixed" : first % 2 ? "seg-odd" : "seg-even";
-    node.setAttribute("data-testid", "segment");
     node.setAttribute("data-start", String(a));
     node.setAttribute("data-end", String(b));
     node.setAttribute("data-chunks", chunks);
@@ -273,23 +296,11 @@ export class TextView {
 
   // ------------------------------------------------------------ paging
 
-  /** The page at the top of the view (0 when nothing is drawn). */
-  topPage() {
-    if (this.pages.length === 0) return 0;
-    const top = this.root.scrollTop;
-    let lo = 0;
-    let hi = this.pages.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.pages[mid].offsetTop <= top) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  }
-
-  topOffset(page) {
-    const node = this.pages[page];
-    return node ? this.root.scrollTop - node.offsetTop : 0;
+  /** Where the view is: the page at its top and how far into it (read in a frame). */
+  readTop() {
+    if (this.pages.length === 0 || !this.pages[0].isConnected) return;
+    const page = this.pageAt(this.root.scrollTop);
+    this.top = { page, offset: this.root.scrollTop - this.pages[page].offsetTop };
   }
 
   restoreTop(page, offset) {
@@ -300,16 +311,16 @@ export class TextView {
   /** How many pages about fill the view (at least one). */
   pagesInSight() {
     const view = this.view;
-    const height = this.root.clientHeight || 400;
     if (!view || this.pages.length === 0) return 3;
+    const height = this.box.height || 400;
     return Math.max(1, Math.ceil(height / Math.max(1, this.heightOf(view, 0))) + 1);
   }
 
   heightOf(view, i) {
-    if (this.heightsText !== view.text || this.heightsWidth !== this.root.clientWidth) {
+    if (this.heightsText !== view.text || this.heightsWidth !== this.box.width) {
       this.heights.clear();
       this.heightsText = view.text;
-      this.heightsWidth = this.root.clientWidth;
+      this.heightsWidth = this.box.width;
     }
     const known = this.heights.get(i);
     if (known !== undefined) return known;
@@ -319,35 +330,34 @@ export class TextView {
   /** A page's height from its lines and the view's character width (monospace). */
   estimate(view, i) {
     const metrics = this.metrics();
-    const text = view.text.slice(view.at(view.edges[i]), view.at(view.edges[i + 1]));
+    const text = view.text;
+    const stop = view.at(view.edges[i + 1]);
     let lines = 0;
-    let at = 0;
-    while (at <= text.length) {
+    for (let at = view.at(view.edges[i]); at < stop; ) {
       const next = text.indexOf("\n", at);
-      const end = next < 0 ? text.length : next;
+      const end = next < 0 || next > stop ? stop : next;
       lines += Math.max(1, Math.ceil((end - at) / metrics.perLine));
-      if (next < 0) break;
-      at = next + 1;
+      at = end + 1;
     }
-    return Math.round(lines * metrics.lineHeight);
+    return Math.round(Math.max(1, lines) * metrics.lineHeight);
   }
 
+  /** The view's characters per line and line height (monospace), once per width. */
   metrics() {
-    if (this.measured && this.measured.width === this.root.clientWidth) return this.measured;
+    if (this.measured && this.measured.width === this.box.width) return this.measured;
     const probe = el("span", { class: "tv-probe", "aria-hidden": "true" }, "0".repeat(50));
     this.root.append(probe);
     const charWidth = probe.getBoundingClientRect().width / 50 || 8;
     probe.remove();
-    const style = getComputedStyle(this.root);
-    const inner = this.root.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-    const lineHeight = parseFloat(style.lineHeight) || 20;
-    this.measured = { width: this.root.clientWidth, perLine: Math.max(1, Math.floor(inner / charWidth)), lineHeight };
+    const lineHeight = parseFloat(getComputedStyle(this.root).lineHeight) || 20;
+    const width = this.box.width || this.root.clientWidth;
+    this.measured = { width: this.box.width, perLine: Math.max(1, Math.floor(width / charWidth)), lineHeight };
     return this.measured;
   }
 
-  resized() {
+  resized(box) {
+    this.box = { width: box.width, height: box.height };
     if (!this.view || this.view.whole) return;
-    this.measured = null;
     this.scrolled();
   }
 
@@ -356,8 +366,15 @@ export class TextView {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
-      this.reportVisible();
+      this.readTop();
+      for (const p of this.measureFilled ?? []) {
+        if (this.pages[p]?.dataset.filled === "true") this.heights.set(p, this.pages[p].offsetHeight);
+      }
+      this.measureFilled = null;
       if (this.view && !this.view.whole) this.page();
+      // What is in sight, for the strip: after this frame's drawing, not in its way.
+      clearTimeout(this.visibleTimer);
+      this.visibleTimer = setTimeout(() => this.reportVisible(), 60);
     });
   }
 
@@ -421,11 +438,10 @@ export class TextView {
     const answer = await this.fetch(view.base, first, last - first + 1);
     if (this.fetching === key) this.fetching = null;
     if (answer === null || generation !== this.generation || this.view !== view) return;
-    this.fill(answer);
-    this.ensureTabStop();
-    for (let p = answer.page; p < answer.page + answer.pages; p += 1) {
-      this.heights.set(p, this.pages[p].offsetHeight);
-    }
+    const pages = [];
+    for (let p = answer.page; p < answer.page + answer.pages; p += 1) pages.push(p);
+    if (!(await this.fillRest(answer, pages, generation)) || this.view !== view) return;
+    this.measureFilled = pages; // their heights, read in the next frame
     this.scrolled(); // more may have come near meanwhile
   }
 
