@@ -1009,6 +1009,37 @@ def ensure_chromium() -> str:
     raise SystemExit(2)
 
 
+def run_both_halves(pytest: list[str], env: dict[str, str]) -> list[str]:
+    """Runs the browser tests and the rest at once, as two pytest processes: the rest
+    is bound by one core, the browser tests mostly wait on Chromium, so together they
+    take about as long as the browser tests alone. The browser half prints as it goes;
+    the other half's output follows when both are done. Returns the halves that failed."""
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+        rest = subprocess.Popen(
+            [*pytest, "--ignore=tests/browser", "-p", "no:cacheprovider"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            browser = subprocess.run(
+                [*pytest, "tests/browser", "-p", "no:cacheprovider"], cwd=ROOT, env=env
+            )
+        finally:
+            rest_code = rest.wait()
+        log.seek(0)
+        say("pytest: the engine, CLI and build tests (run alongside the browser tests)")
+        sys.stdout.write(log.read())
+        sys.stdout.flush()
+    failed = []
+    if browser.returncode != 0:
+        failed.append("pytest tests/browser")
+    if rest_code != 0:
+        failed.append("pytest (engine, CLI, build)")
+    return failed
+
+
 def test(pytest_args: list[str]) -> int:
     fetch_vocabularies()  # before the editable install and the tests read them
     install_test_tools()
@@ -1020,13 +1051,19 @@ def test(pytest_args: list[str]) -> int:
         ("ruff check", [python, "-m", "ruff", "check", "."]),
         ("ruff format --check", [python, "-m", "ruff", "format", "--check", "."]),
         ("mypy pyapp", [python, "-m", "mypy", "pyapp"]),
-        ("pytest", [python, "-m", "pytest", *pytest_args]),
     ]
     failed = []
     for name, command in checks:
-        say(f"{name} (Chromium: {chromium})" if name == "pytest" else name)
+        say(name)
         if subprocess.run(command, cwd=ROOT, env=env).returncode != 0:
             failed.append(name)
+    say(f"pytest (Chromium: {chromium})")
+    pytest = [python, "-m", "pytest"]
+    if pytest_args:
+        if subprocess.run([*pytest, *pytest_args], cwd=ROOT, env=env).returncode != 0:
+            failed.append("pytest")
+    else:
+        failed += run_both_halves(pytest, env)
     if failed:
         print(f"build.py: test: failed: {', '.join(failed)}", file=sys.stderr)
         return 1
