@@ -318,8 +318,8 @@ def test_overview_draws_every_window_and_a_click_scrolls_to_its_card(app: Any) -
     # By keyboard: Tab from the control before the strip reaches the first bar, a
     # button named for its chunk; Enter (or Space) goes to the card as a click does.
     assert overview.locator("svg").get_attribute("role") == "group"
-    # (The control before the strip: the evidence panel's fold, its list being empty.)
-    app.get_by_test_id("evidence-panel").locator(".ev-load summary").focus()
+    # (The control before the strip: the summary's "How each figure is derived".)
+    app.get_by_test_id("derivation").locator("summary").focus()
     app.keyboard.press("Tab")
     bar = overview.locator('rect.bar[data-index="0"]')
     expect(bar).to_be_focused()
