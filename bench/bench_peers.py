@@ -11,7 +11,9 @@ engine's; nothing is downloaded). Per text and chunker it prints:
 * **time** against bare tiktoken ``encode`` of the same text in the same run (best of
   ``--repeat``): pyapp's export (``chunk_text``, tokens_alone and the sentence check
   included), pyapp's export without the sentence check, pyapp's page view
-  (``handle`` op ``chunk``, capped at 256 chunks as the page is), LangChain's
+  (``handle`` op ``chunk`` with ``"checks": false``, capped at 256 chunks as the page
+  is), that view and then its ``checks`` call (the sentence check and the download's
+  size, which the page asks for in the background), LangChain's
   ``TokenTextSplitter`` with and without ``add_start_index``, and Chonkie's
   ``TokenChunker``;
 * **exact offsets**: chunks for which ``text[start:end] == chunk text``, per chunker
@@ -101,12 +103,26 @@ def pyapp_export(text: str, *, boundaries: bool) -> Chunks:
     return [(c.text, c.char_start, c.char_end) for c in report.chunks]
 
 
+REQUEST = {"unit": "token", "size": SIZE, "overlap": OVERLAP}
+
+
 def pyapp_view(text: str) -> Chunks:
+    """The call the page makes at each edit: the view, its checks left for later."""
     seen_first(text)
-    request = {"op": "chunk", "text": text, "unit": "token", "size": SIZE, "overlap": OVERLAP}
-    answer = json.loads(handle(json.dumps(request)))
+    answer = json.loads(
+        handle(json.dumps({"op": "chunk", "text": text, "checks": False, **REQUEST}))
+    )
     assert answer["ok"], answer
     return []  # capped on these texts: the page's view holds no chunk texts
+
+
+def pyapp_view_then_checks(text: str) -> Chunks:
+    """The view, then the checks call the page makes after it (the sentence check and the
+    download's size), as the page makes them: the same text, one after the other."""
+    pyapp_view(text)
+    answer = json.loads(handle(json.dumps({"op": "checks", "text": text, **REQUEST})))
+    assert answer["ok"], answer
+    return []
 
 
 def peers(encoding: tiktoken.Encoding) -> dict[str, Callable[[str], Chunks]]:
@@ -175,7 +191,8 @@ def main() -> None:
     chunkers: dict[str, Callable[[str], Chunks]] = {
         "pyapp export (tokens_alone, sentence check)": lambda t: pyapp_export(t, boundaries=True),
         "pyapp export without the sentence check": lambda t: pyapp_export(t, boundaries=False),
-        "pyapp page view (the chunk op, capped)": pyapp_view,
+        "pyapp page view (the chunk op, capped; its checks follow)": pyapp_view,
+        "pyapp page view, then its checks (in the background)": pyapp_view_then_checks,
         **peers(encoding),
     }
     for name, text in texts().items():

@@ -176,8 +176,9 @@ PURPOSES: Final = (
     "cards",
     "text",
     "warm",
+    "checks",
 )
-BACKGROUND_PURPOSES: Final = ("sweep", "warm")
+BACKGROUND_PURPOSES: Final = ("sweep", "warm", "checks")
 
 
 # ---------------------------------------------------------------------- field bounds

@@ -58,6 +58,9 @@ _RUN: Final = re.compile(r"[.!?。！？]++")
 #: class of characters, so the scans run at memory speed; the sentence before a
 #: blank line ends at its last visible character.
 _BLANK: Final = re.compile(r"(?>\r\n|\r|\n)[^\S\r\n]*+(?>\r\n|\r|\n)")
+#: The same with no ``\r`` in the text: it begins with a literal, which the regex
+#: engine finds at memchr speed (about eight times faster on a megabyte).
+_BLANK_LF: Final = re.compile(r"\n[^\S\r\n]*+\n")
 _VISIBLE: Final = re.compile(r"\S")
 
 
@@ -87,7 +90,8 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     visible = _VISIBLE.search
     full_width = _FULL_WIDTH.isdisjoint
     runs = [match.span() for match in _RUN.finditer(text)]
-    blanks = [match.span() for match in _BLANK.finditer(text)]
+    blank = _BLANK if "\r" in text else _BLANK_LF
+    blanks = [match.span() for match in blank.finditer(text)]
     start = 0
     r = b = 0
     # The two kinds of break never share a character, so they merge by position.

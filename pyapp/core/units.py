@@ -25,6 +25,7 @@ from .tokenizers import Backend, get_tokenizer
 from .tokenizers.local import Spans, splice
 
 __all__ = [
+    "ASCII_SPACES",
     "BOM",
     "CharToByte",
     "Chars",
@@ -76,13 +77,25 @@ def strip_bom(text: str) -> tuple[str, bool]:
     return text, False
 
 
-def word_count(text: str) -> int:
-    """Words as ``str.split()`` counts them.
+#: ASCII bytes to ``b" "`` where ``str.split()`` splits (the six usual whitespace
+#: characters and the four separators ``\x1c``-``\x1f``), every other byte to ``b"x"``.
+ASCII_SPACES: Final = bytes(
+    0x20 if byte in b" \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f" else 0x78 for byte in range(256)
+)
 
-    >>> word_count("  one\\u00a0two\\tthree  ")
-    3
+
+def word_count(text: str) -> int:
+    """Words as ``str.split()`` counts them. An ASCII text (most) is counted without
+    building the words: each word starts where a space is followed by anything else,
+    about four times faster on a megabyte.
+
+    >>> word_count("  one\\u00a0two\\tthree  "), word_count("a\\x1cb c "), word_count("")
+    (3, 3, 0)
     """
-    return len(text.split())
+    if not text.isascii():
+        return len(text.split())
+    marks = text.encode("ascii").translate(ASCII_SPACES)
+    return marks.count(b" x") + marks.startswith(b"x")
 
 
 def byte_offsets(text: str, offsets: Sequence[int]) -> list[int]:

@@ -52,7 +52,7 @@ from ..planning.budget import check_budget
 from ..planning.sizing import size_index
 from ..planning.sweep import sweep_text
 from .segments import segments_view
-from .view import cards_view, chunk_view, counts, evidence_view
+from .view import cards_view, checks_view, chunk_view, counts, evidence_view
 
 __all__ = ["OPS", "handle"]
 
@@ -134,7 +134,17 @@ def _op_counts(request: JSON) -> JSON:
 
 
 def _op_chunk(request: JSON) -> JSON:
-    return chunk_view(_text(request), _params(request))
+    """The page's view. ``"checks": false`` leaves the sentence check and the download's
+    size to a ``checks`` call that follows (the page asks for them in the background)."""
+    checks = request.get("checks", True)
+    if not isinstance(checks, bool):
+        raise InputError("checks", f"checks must be true or false, got {quote(checks)}")
+    return chunk_view(_text(request), _params(request), checks=checks)
+
+
+def _op_checks(request: JSON) -> JSON:
+    """What a ``chunk`` call with ``"checks": false`` left out."""
+    return checks_view(_text(request), _params(request))
 
 
 def _op_segments(request: JSON) -> JSON:
@@ -288,6 +298,7 @@ OPS: dict[str, Callable[[JSON], JSON]] = {
     "export": _op_export,
     "counts": _op_counts,
     "warm": _op_warm,
+    "checks": _op_checks,
     "size": _op_size,
     "budget": _op_budget,
     "sweep": _op_sweep,

@@ -36,6 +36,7 @@ from typing import Final
 from ..core.cache import per_text
 from ..core.chunking import Chunk, Report
 from ..core.export import chunk_json, document
+from ..core.units import ASCII_SPACES
 
 __all__ = ["export_size"]
 
@@ -50,7 +51,10 @@ def _text_figures(text: str) -> tuple[int, int, int, int]:
     """``(bytes of non-whitespace, bytes of whitespace, escape bytes in
     non-whitespace, escape bytes in whitespace)``: what JSON adds per character."""
     size = len(text.encode("utf-8"))
-    nonws = len("".join(text.split()).encode("utf-8"))
+    if text.isascii():  # a byte per character: count the spaces without splitting
+        nonws = size - text.encode("ascii").translate(ASCII_SPACES).count(b" ")
+    else:
+        nonws = len("".join(text.split()).encode("utf-8"))
     escaped = _ESCAPED.findall(text)
     extra_all = sum(1 if ch in _SHORT_ESCAPES else 5 for ch in escaped)
     extra_ws = sum(1 if ch in _SHORT_ESCAPES else 5 for ch in escaped if ch.isspace())

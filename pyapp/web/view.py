@@ -194,9 +194,13 @@ def overview(text: str, params: Params) -> JSON:
     return {"total_chars": len(text), "windows": spans}
 
 
-def chunk_view(text: str, params: Params) -> JSON:
+def chunk_view(text: str, params: Params, *, checks: bool = True) -> JSON:
     """The ``chunk`` op's answer: what the page renders for this text and configuration.
     Offsets count from after a leading byte-order mark, as in the export.
+
+    With ``checks=False`` the answer leaves out what costs more than the chunking
+    itself and can follow a moment later (:func:`checks_view`): the sentence check
+    (``boundaries`` is None), each card's ``cut_marks``, and ``export_bytes``.
 
     Past a cap, ``capped`` (caps on) or ``lifted`` (caps lifted: ``params.caps`` is
     false) names the cap and ``export_bytes``, the estimated size of the download
@@ -209,26 +213,53 @@ def chunk_view(text: str, params: Params) -> JSON:
     (None, 300, [])
     """
     text, bom_removed = strip_bom(text)
-    report = chunk_text(text, params, chunks=False)
-    assert report.boundaries is not None
+    report = chunk_text(text, params, chunks=False, boundaries=checks)
     summary = report.summary
-    cut = report.boundaries.cut_spans
+    cut = report.boundaries.cut_spans if report.boundaries else None
     over = cap_of(summary, replace(params, caps=True))  # the cap past which cards come by range
     alone = None if report.capped else tokens_alone(text, params)
     chunks = [] if over else view_chunks(text, params, cut_spans=cut, alone=alone)
+    if not checks:
+        for chunk in chunks:
+            del chunk["cut_marks"]
     capped = with_remedies(cap_json(report.capped), summary.units, params)
-    cost = {"export_bytes": export_size(text, report)} if over else {}
+    cost = {"export_bytes": export_size(text, report)} if over and checks else {}
     return {
         "params": params_json(report),
         "summary": summary_json(summary),
         "derivation": derive(summary, params),
         "capped": {**capped, **cost} if capped else None,
         "lifted": {**(cap_json(over) or {}), **cost} if over and not report.capped else None,
-        "boundaries": boundaries_json(report.boundaries),
+        "boundaries": boundaries_json(report.boundaries) if report.boundaries else None,
         "bom_removed": bom_removed,
         "chunks": chunks,
         "counts": counts(text, tokens=summary.units if params.unit == "token" else None),
         "overview": overview(text, params),
+    }
+
+
+def checks_view(text: str, params: Params) -> JSON:
+    """The ``checks`` op's answer: what :func:`chunk_view` leaves out with
+    ``checks=False``, for the same text and configuration. ``boundaries`` (the
+    sentence check), ``cut_marks`` (each card's, in card order; None past a cap, where
+    cards come by range with their marks) and ``export_bytes`` (past a cap; else None).
+
+    >>> from ..core.params import parse_params
+    >>> params = parse_params(unit="word", size=2, overlap=1)
+    >>> checks = checks_view("One two. Three four five.", params)
+    >>> checks["boundaries"]["cut"], checks["cut_marks"], checks["export_bytes"]
+    (1, [[], [[5, 10]], [[0, 10]], [[0, 10]]], None)
+    """
+    text, _ = strip_bom(text)
+    report = chunk_text(text, params, chunks=False)
+    assert report.boundaries is not None
+    over = cap_of(report.summary, replace(params, caps=True))
+    cut = report.boundaries.cut_spans
+    marks = None if over else [c["cut_marks"] for c in view_chunks(text, params, cut_spans=cut)]
+    return {
+        "boundaries": boundaries_json(report.boundaries),
+        "cut_marks": marks,
+        "export_bytes": export_size(text, report) if over else None,
     }
 
 

@@ -201,7 +201,8 @@ async function ask(purpose, request) {
 
 async function compute() {
   if (!ready) return;
-  const request = buildRequest("chunk");
+  // The sentence check and the full download's size follow in a call of their own.
+  const request = { ...buildRequest("chunk"), checks: false };
   const seq = ++viewSeq;
   const response = await ask(PURPOSE.view, request);
   if (response === null || seq !== viewSeq) return; // a newer edit is on its way
@@ -212,11 +213,30 @@ async function compute() {
     centre.landed(request, response.result, { showBreaks: response.result.params.unit === "token" && settings.tb });
     tools.viewLanded(request);
     evidence.viewLanded(request);
+    askChecks(request, response.result);
   } else {
     errors.show(response.error, { stale: lastGood !== null });
     blockDownload(response.error);
     refreshCounts(request);
   }
+}
+
+/**
+ * The view's checks: the sentence check, each card's cut marks and, past a cap, the
+ * full download's size. At a megabyte they cost more than the chunking itself, so
+ * they come in a call of their own, a background one, after the figures and cards
+ * are on screen; a newer edit goes first, and its view makes this answer moot.
+ */
+async function askChecks(request, result) {
+  const { checks: _, ...fields } = request;
+  const response = await ask(PURPOSE.checks, { ...fields, op: "checks" });
+  if (response === null || !response.ok || lastGood?.result !== result) return;
+  const { boundaries: found, cut_marks: marks, export_bytes: bytes } = response.result;
+  result.boundaries = found;
+  if (marks) result.chunks.forEach((chunk, i) => { chunk.cut_marks = marks[i]; });
+  for (const past of [result.capped, result.lifted]) if (past) past.export_bytes = bytes;
+  if (!result.lifted) boundaries.update(result);
+  centre.checksLanded(result);
 }
 
 /** While a field is refused the download waits, and says why beside the button. */

@@ -91,6 +91,12 @@ export class BoundaryView {
     this.result = result;
     const b = result.boundaries;
     const s = this.summary;
+    if (b === null) { // the view's checks follow in a moment (app.js askChecks)
+      s.dataset.state = "checking";
+      for (const name of ["sentences", "cut", "value"]) delete s.dataset[name];
+      s.textContent = "Boundary check: finding the sentences no chunk holds whole…";
+      return;
+    }
     s.dataset.sentences = String(b.sentences);
     s.dataset.cut = String(b.cut);
     s.dataset.value = String(b.cut);
@@ -119,7 +125,7 @@ export class BoundaryView {
 
   decorate(card) {
     const result = this.result;
-    if (!result || result.capped || card.dataset.cutChecked === "true") return;
+    if (!result || result.capped || !result.boundaries || card.dataset.cutChecked === "true") return;
     const chunk = result.chunks[Number(card.dataset.index)];
     if (!chunk) return;
     card.dataset.cutChecked = "true";

@@ -60,7 +60,7 @@ export function renderLiftChoice(node, capped, chunks, { onLift }) {
     `Show all ${fmt.integer(chunks)} ${chunks === 1 ? "chunk" : "chunks"} anyway`);
   button.addEventListener("click", onLift);
   const cost = el("p", { class: "lift-cost", "data-testid": "lift-cost" },
-    `Every card is then laid out as you scroll, and the download holds every chunk: about ${aboutBytes(capped.export_bytes)} of JSON. ` +
+    `Every card is then laid out as you scroll, and the download holds every chunk: ${jsonSize(capped.export_bytes)}. ` +
     "The choice holds for this page, whatever text or settings you try, until you reload it.");
   const box = el("div", { class: "lift-choice" });
   box.append(button, cost);
@@ -85,11 +85,16 @@ export function renderLifted(node, lifted, unit, { onRestore }) {
   node.replaceChildren(
     el("strong", {}, "Caps lifted for this page. "),
     document.createTextNode(
-      `This configuration makes ${cap}: every card is shown, laid out as you scroll, and the download holds every chunk, about ${aboutBytes(lifted.export_bytes)} of JSON. `,
+      `This configuration makes ${cap}: every card is shown, laid out as you scroll, and the download holds every chunk, ${jsonSize(lifted.export_bytes)}. `,
     ),
     button,
   );
   node.hidden = false;
+}
+
+/** The download's estimated size, or that it is still being worked out (it follows the view). */
+function jsonSize(bytes) {
+  return bytes === undefined || bytes === null ? "its size follows in a moment" : `about ${aboutBytes(bytes)} of JSON`;
 }
 
 /** An estimated size, to two significant digits ("68 MB", "2.1 MB", "94 kB"). */

@@ -102,6 +102,15 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
       textView.update(request, { chars: result.counts.chars });
     },
 
+    /** The view's checks came (app.js askChecks): the sentence check, the download's size. */
+    checksLanded(result) {
+      if (current?.result !== result) return;
+      const { summary, capped } = result;
+      if (result.lifted) boundaries.update({ ...result, chunks: virtual.known });
+      renderLiftChoice(nodes.notice, capped, summary.chunks, { onLift: lift });
+      renderLifted(nodes.liftNote, result.lifted, result.params.unit, { onRestore: restore });
+    },
+
     goToCard,
 
     /** A bar of the overview strip chosen: the view moves there, and to the card if any. */

@@ -57,7 +57,6 @@ def wait_for_state(page: Any, state: str, timeout: float = 20.0) -> str:
     raise AssertionError(f"the status never said {state}: {page.evaluate('() => window.__states')}")
 
 
-
 def test_after_an_engine_failure_the_next_answer_clears_the_error_and_no_traceback_shows(
     page: Any, site_url: str, session: Any
 ) -> None:

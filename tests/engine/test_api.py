@@ -305,3 +305,45 @@ def test_counts_over_one_megabyte_still_say_the_real_size_with_a_flag() -> None:
         }
     assert "over_limit" not in call(op="counts", text="x" * 1_000_000)["result"]
     assert call(op="chunk", text=big, size=4)["error"]["field"] == "text"
+
+
+CHECKS_CASES = [
+    # under the caps: cards with marks; a BOM; past the chunk cap; lifted caps
+    ({"unit": "word", "size": 4, "overlap": 1}, "One two three. Four five six seven. Eight!"),
+    ({"unit": "char", "size": 9, "overlap": 3}, "\ufeffAb. Cd ef gh. 第一句。第二句！ 🦜🦜 end."),
+    ({"unit": "token", "size": 3, "overlap": 1}, "Fixed windows cut text. " * 400),
+    ({"unit": "token", "size": 3, "overlap": 1, "caps": False}, "A cut. Another one here. " * 90),
+]
+
+
+@pytest.mark.parametrize(("fields", "text"), CHECKS_CASES)
+def test_a_view_without_checks_and_its_checks_make_the_view_with_them(
+    fields: dict[str, Any], text: str
+) -> None:
+    """The page asks for the view with ``"checks": false`` and then for its checks: the
+    two answers together are the whole view, field for field."""
+    whole = call(op="chunk", text=text, **fields)["result"]
+    quick = call(op="chunk", text=text, checks=False, **fields)["result"]
+    checks = call(op="checks", text=text, **fields)["result"]
+    assert quick["boundaries"] is None
+    assert all("cut_marks" not in chunk for chunk in quick["chunks"])
+    past = quick["capped"] or quick["lifted"]
+    assert past is None or "export_bytes" not in past
+    # Put together as the page does (static/view/app.js, checksLanded).
+    quick["boundaries"] = checks["boundaries"]
+    if checks["cut_marks"] is not None:
+        assert len(checks["cut_marks"]) == len(quick["chunks"])
+        for chunk, marks in zip(quick["chunks"], checks["cut_marks"], strict=True):
+            chunk["cut_marks"] = marks
+    else:
+        assert quick["chunks"] == []
+    if past is not None:
+        past["export_bytes"] = checks["export_bytes"]
+    else:
+        assert checks["export_bytes"] is None
+    assert quick == whole
+
+
+def test_checks_must_be_true_or_false() -> None:
+    answer = json.loads(handle(json.dumps({"op": "chunk", "text": "a b", "checks": "no"})))
+    assert answer["ok"] is False and answer["error"]["field"] == "checks"

@@ -7,8 +7,10 @@ import importlib
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from pyapp.core.units import WORD, Chars, Tokens, Words
+from pyapp.core.units import WORD, Chars, Tokens, Words, word_count
 
 
 def test_word_regex_and_str_isspace_agree_on_every_code_point() -> None:
@@ -80,3 +82,9 @@ MODULES = [
 def test_docstring_examples_run(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=60))
+def test_word_count_of_ascii_text_is_what_str_split_counts(text: str) -> None:
+    """The ASCII path counts words without splitting: the same count as str.split()."""
+    assert word_count(text) == len(text.split())
