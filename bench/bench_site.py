@@ -143,11 +143,26 @@ FIRST_PAINT = """async () => {
   return Math.max(paint().startTime, window.__bench.boxAt);
 }"""
 
+# JavaScript shared by INTERACT and the encodings' edits: waits a frame at a time
+# until done(), then for the frame that shows it (`ended`), lets the long-task
+# observer deliver, and takes the longest main-thread task since `began`.
+UNTIL_DONE = """  await new Promise((resolve) => {
+    const check = () => (done() ? resolve() : requestAnimationFrame(check));
+    requestAnimationFrame(check);
+  });
+  const ended = await new Promise((r) => requestAnimationFrame(() => r(performance.now())));
+  await new Promise((r) => setTimeout(r, 150)); // let the long-task observer catch up
+  const longest = window.__bench.longtasks
+    .filter(([start, duration]) => start + duration > began && start < ended)
+    .reduce((max, [, duration]) => Math.max(max, duration), 0);
+"""
+
 # Edits a field (or clicks a unit) and waits for the engine's answer on screen:
 # the summary shows `chunks`, and the cards are all rendered (or the cap notice
 # is shown, when the result is over the caps). Returns the time and the longest
 # main-thread task in between.
-INTERACT = """async ({ action, value, chunks, capped }) => {
+INTERACT = (
+    """async ({ action, value, chunks, capped }) => {
   const q = (s) => document.querySelector(s);
   const done = () => {
     const figure = q('[data-testid="summary-chunks"]');
@@ -165,21 +180,15 @@ INTERACT = """async ({ action, value, chunks, capped }) => {
   } else {
     q(`[data-testid="unit-${value}"]`).click();
   }
-  await new Promise((resolve) => {
-    const check = () => (done() ? resolve() : requestAnimationFrame(check));
-    requestAnimationFrame(check);
-  });
-  const ended = await new Promise((r) => requestAnimationFrame(() => r(performance.now())));
-  await new Promise((r) => setTimeout(r, 150)); // let the long-task observer catch up
-  const longest = window.__bench.longtasks
-    .filter(([start, duration]) => start + duration > began && start < ended)
-    .reduce((max, [, duration]) => Math.max(max, duration), 0);
-  // When the engine's answer reached the page (engine-client marks it): the rest
+"""
+    + UNTIL_DONE
+    + """  // When the engine's answer reached the page (engine-client marks it): the rest
   // is parsing and rendering.
   const answer = performance.getEntriesByName("engine:answer:view").at(-1);
   const answered = answer && answer.startTime >= began ? answer.startTime - began : null;
   return { ms: ended - began, longest, answered };
 }"""
+)
 
 # The long-task observer is proven on a task the page itself runs: a busy loop
 # scheduled with setTimeout (code run by page.evaluate is not a task the observer
@@ -1113,7 +1122,8 @@ def main(argv: list[str]) -> int:
 # does), and waits for the engine's new answer on screen, as INTERACT does (the summary
 # shows `chunks`; every card, or the cap notice): an edit of the text may not change
 # the chunk count, so the answer must also have come after the edit.
-ENCODING_INTERACT = """async ({ action, value, chunks, capped }) => {
+ENCODING_INTERACT = (
+    """async ({ action, value, chunks, capped }) => {
   const q = (s) => document.querySelector(s);
   const answer = () => performance.getEntriesByName("engine:answer:view").at(-1)?.startTime ?? -1;
   const began = performance.now();
@@ -1130,17 +1140,11 @@ ENCODING_INTERACT = """async ({ action, value, chunks, capped }) => {
   const field = q(`[data-testid="${testid}"]`);
   field.value = String(value);
   field.dispatchEvent(new Event(action === "encoding" ? "change" : "input", { bubbles: true }));
-  await new Promise((resolve) => {
-    const check = () => (done() ? resolve() : requestAnimationFrame(check));
-    requestAnimationFrame(check);
-  });
-  const ended = await new Promise((r) => requestAnimationFrame(() => r(performance.now())));
-  await new Promise((r) => setTimeout(r, 150)); // let the long-task observer catch up
-  const longest = window.__bench.longtasks
-    .filter(([start, duration]) => start + duration > began && start < ended)
-    .reduce((max, [, duration]) => Math.max(max, duration), 0);
-  return { ms: ended - began, longest, answered: answer() - began };
+"""
+    + UNTIL_DONE
+    + """  return { ms: ended - began, longest, answered: answer() - began };
 }"""
+)
 
 # The worker's account of one vocabulary load (engine/worker.js).
 VOCABULARY_ENTRY = """(name) => {

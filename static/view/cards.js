@@ -199,12 +199,16 @@ export class CardRenderer {
   /** Scrolls card `index` into view, focuses it and flashes it (click-to-card). */
   goTo(index) {
     this.ensure(index);
-    const card = this.list.querySelector(`#chunk-${index}`);
-    if (!card) return;
-    card.scrollIntoView({ block: "center", behavior: "auto" });
-    card.focus({ preventScroll: true });
-    card.classList.remove("flash");
-    void card.offsetWidth; // restart the highlight animation
-    card.classList.add("flash");
+    showCard(this.list.querySelector(`#chunk-${index}`));
   }
+}
+
+/** Scrolls `card` (if any) to the middle of the view, focuses it and flashes it. */
+export function showCard(card) {
+  if (!card) return;
+  card.scrollIntoView({ block: "center", behavior: "auto" });
+  card.focus({ preventScroll: true });
+  card.classList.remove("flash");
+  void card.offsetWidth; // restart the highlight animation
+  card.classList.add("flash");
 }

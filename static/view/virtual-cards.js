@@ -5,7 +5,7 @@
 // a range as they come near. Each card is cards.js's, built the same way.
 
 import { FACTS } from "../facts.js";
-import { chunkCard } from "./cards.js";
+import { chunkCard, showCard } from "./cards.js";
 import { el } from "./dom.js";
 
 const PER_CALL = FACTS.cards_per_call;
@@ -198,12 +198,6 @@ export class VirtualCards {
     if (!this.drawn.get(index) || this.drawn.get(index).classList.contains("chunk-loading")) {
       this.draw({ index, within: 0 });
     }
-    const card = this.list.querySelector(`#chunk-${index}`);
-    if (!card) return;
-    card.scrollIntoView({ block: "center", behavior: "auto" });
-    card.focus({ preventScroll: true });
-    card.classList.remove("flash");
-    void card.offsetWidth; // restart the highlight animation
-    card.classList.add("flash");
+    showCard(this.list.querySelector(`#chunk-${index}`));
   }
 }
