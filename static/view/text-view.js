@@ -250,10 +250,6 @@ export class TextView {
    * again alone.
    */
   fill(answer, which) {
-    const __t = performance.now();
-    try { return this.fill_(answer, which); } finally { performance.measure("dbg:fill", {start: __t}); }
-  }
-  fill_(answer, which) {
     const view = this.view;
     if (answer.windows !== this.lastWindows) {
       this.lastWindows = answer.windows;
