@@ -31,7 +31,6 @@ import argparse
 import json
 import multiprocessing
 import os
-import platform
 import random
 import re
 import subprocess
@@ -45,6 +44,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from machine import machine  # noqa: E402
 
 from pyapp.core.tokenizers import PAT_STR, SPECIAL_TOKENS, load_ranks  # noqa: E402
 
@@ -159,18 +160,6 @@ def cli(*args: str | Path, name: str) -> tuple[dict[str, Any], str, float]:
 
 def without_timing(stdout: str) -> str:
     return stdout[: stdout.rindex('  "timing"')]
-
-
-def machine() -> str:
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{os.cpu_count()} CPUs, {cpu}, {platform.system()} {platform.release()}"
 
 
 def write_results(lines: list[str]) -> None:

@@ -59,7 +59,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import platform
 import statistics
 import sys
 import time
@@ -81,6 +80,7 @@ ENCODINGS_END = "<!-- bench_site encodings: end -->"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(BENCH))
 from bench_engine import TARGET_BYTES, english  # noqa: E402
+from machine import machine  # noqa: E402
 
 import build  # noqa: E402
 from pyapp.core import tokenizers  # noqa: E402
@@ -1015,27 +1015,6 @@ def table(all_rows: list[Row]) -> str:
         cells = (r.number, r.what, r.value, r.anchor, r.ratio, r.target, r.met)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
-
-
-def machine() -> str:
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    ram = "unknown"
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal"):
-                ram = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
-    except OSError:
-        pass
-    return (
-        f"{os.cpu_count()} CPUs (nproc), {cpu}, {ram} RAM, {platform.system()} {platform.release()}"
-    )
 
 
 def site_block_end(kept: str) -> int:

@@ -22,7 +22,7 @@ import functools
 import re
 from typing import Final
 
-from ._tables import combining_class, table
+from ._tables import code_ranges, combining_class, table
 
 __all__ = ["Normalizer", "nfc_regions", "normalizer"]
 
@@ -32,7 +32,7 @@ _N_COUNT: Final = _V_COUNT * _T_COUNT
 _S_COUNT: Final = _L_COUNT * _N_COUNT
 
 
-def _char_class(ranges: list[tuple[int, int]]) -> str:
+def _char_class(ranges: list[list[int]]) -> str:
     """A regex character class of ``[start, end)`` ranges, written with escapes."""
     parts = []
     for start, end in ranges:
@@ -41,16 +41,6 @@ def _char_class(ranges: list[tuple[int, int]]) -> str:
         else:
             parts.append(f"\\U{start:08x}-\\U{end - 1:08x}")
     return "[" + "".join(parts) + "]"
-
-
-def _merge(codes: set[int]) -> list[tuple[int, int]]:
-    out: list[list[int]] = []
-    for code in sorted(codes):
-        if out and out[-1][1] == code:
-            out[-1][1] = code + 1
-        else:
-            out.append([code, code + 1])
-    return [(a, b) for a, b in out]
 
 
 class Normalizer:
@@ -70,7 +60,7 @@ class Normalizer:
             if value:
                 nonzero.update(range(start, end))
         self._nonzero = nonzero
-        self._marks = re.compile(_char_class(_merge(nonzero)) + "{2,}")
+        self._marks = re.compile(_char_class(code_ranges(nonzero)) + "{2,}")
         self._nfd_table: dict[int, str] = {}
         seconds = {second for _, second in self._compositions}
         seconds.update(range(_V_BASE, _V_BASE + _V_COUNT))
@@ -79,7 +69,7 @@ class Normalizer:
             code for code in self._decompositions if self.nfc(chr(code)) != chr(code)
         }  # singletons and excluded composites
         #: Code points that may change under NFC or join the character before them.
-        self._unstable = re.compile(_char_class(_merge(nonzero | seconds | changed)) + "+")
+        self._unstable = re.compile(_char_class(code_ranges(nonzero | seconds | changed)) + "+")
 
     def decomposable(self) -> set[int]:
         """Every code point NFD changes."""

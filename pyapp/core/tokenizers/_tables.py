@@ -29,6 +29,7 @@ __all__ = [
     "bpe_atom",
     "bpe_classes",
     "RangeSet",
+    "code_ranges",
     "combining_class",
     "table",
 ]
@@ -91,6 +92,21 @@ def combining_class(code: int) -> int:
     """The canonical combining class of one code point, as the reference orders marks."""
     starts, values = _ccc_runs()
     return _run_value(starts, values, code)
+
+
+def code_ranges(codes: set[int]) -> list[list[int]]:
+    """A set of code points as sorted, disjoint ``[start, end)`` ranges.
+
+    >>> code_ranges({5, 1, 2, 9})
+    [[1, 3], [5, 6], [9, 10]]
+    """
+    out: list[list[int]] = []
+    for code in sorted(codes):
+        if out and out[-1][1] == code:
+            out[-1][1] = code + 1
+        else:
+            out.append([code, code + 1])
+    return out
 
 
 class RangeSet:

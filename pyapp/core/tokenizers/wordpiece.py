@@ -34,7 +34,7 @@ from itertools import accumulate
 from typing import Final
 
 from ._normalize import normalizer
-from ._tables import RangeSet, combining_class, table
+from ._tables import RangeSet, code_ranges, combining_class, table
 
 __all__ = ["MAX_WORD_CHARS", "WordPiece", "read_vocab"]
 
@@ -50,16 +50,6 @@ def read_vocab(data: bytes) -> dict[str, int]:
     """``vocab.txt`` as ``{token: id}``: one token a line, the id is the line number."""
     return {line.rstrip("\r"): index for index, line in enumerate(data.decode("utf-8").split("\n"))
             if line or index == 0}  # fmt: skip
-
-
-def _ranges(codes: set[int]) -> list[list[int]]:
-    out: list[list[int]] = []
-    for code in sorted(codes):
-        if out and out[-1][1] == code:
-            out[-1][1] = code + 1
-        else:
-            out.append([code, code + 1])
-    return out
 
 
 class _Origin:
@@ -120,7 +110,7 @@ class WordPiece:
         special.update(self._lower)
         special.update(self._norm.decomposable())
         special.update(self._norm.marks())
-        self._special = RangeSet(_ranges(special))
+        self._special = RangeSet(code_ranges(special))
         # Per original character: its normalized text alone; whether it brings a mark
         # that survives stripping (then marks of neighbours may reorder around it).
         self._alone: dict[int, str] = {}
