@@ -2,7 +2,7 @@
 // never parsed as HTML. Word mode shows the engine's normalized preview; character
 // and token mode the exact text, whitespace drawn, token boundaries on request.
 
-import { el } from "./dom.js";
+import { el, yieldTask } from "./dom.js";
 import * as fmt from "./format.js";
 import { utf16Indexer } from "./text-offsets.js";
 
@@ -104,15 +104,6 @@ export function chunkCard(chunk, total, unit, showBreaks) {
   }
   li.append(head, body);
   return li;
-}
-
-/** A macrotask turn without waiting for a frame (setTimeout may be clamped to 4 ms). */
-function yieldTask() {
-  return new Promise((resolve) => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => resolve();
-    channel.port2.postMessage(null);
-  });
 }
 
 /**

@@ -21,3 +21,20 @@ export function svg(tag, attrs = {}, text) {
   if (text !== undefined) node.textContent = text;
   return node;
 }
+
+/**
+ * Resolves in a new task, after the browser has had a turn (a message to itself:
+ * unlike setTimeout it is not clamped to 4 ms, unlike a microtask it lets input in).
+ */
+export function yieldTask() {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => resolve();
+    channel.port2.postMessage(null);
+  });
+}
+
+/** Resolves in a task after the next frame is produced. */
+export function nextFrame() {
+  return new Promise((resolve) => requestAnimationFrame(() => yieldTask().then(resolve)));
+}
