@@ -308,6 +308,13 @@ def test_overview_draws_every_window_and_a_click_scrolls_to_its_card(app: Any) -
     opacity = overview.locator("rect.win").first.evaluate("el => getComputedStyle(el).fillOpacity")
     assert 0 < float(opacity) < 1
 
+    # Pointing at a window shows its tooltip (one <title>, moved to the window pointed at).
+    second = overview.locator('rect.bar[data-index="1"]')
+    second.hover()
+    start, end = expected["overview"]["windows"][1]
+    expect(second.locator("title")).to_have_text(f"Chunk 2: characters [{start}, {end})")
+    expect(overview.locator("title")).to_have_count(1)
+
     last = n - 1
     overview.locator(f'rect.bar[data-index="{last}"]').click()
     card = app.locator(f"#chunk-{last}")
