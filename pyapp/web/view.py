@@ -126,7 +126,8 @@ def view_chunks(
     in every mode ``cut_marks``: the ``[a, b)`` code-point ranges of the card's shown
     text (word mode: ``preview_repeated``, a space when both parts are non-empty,
     ``preview_fresh``; char and token mode: ``repeated_prefix + fresh_text``) that
-    belong to a sentence in ``cut_spans``.
+    belong to a sentence in ``cut_spans`` (no ``cut_marks`` when ``cut_spans`` is
+    None: the sentence check was not asked for).
 
     >>> from ..core.params import parse_params
     >>> params = parse_params(unit="word", size=3, overlap=1)
@@ -139,6 +140,7 @@ def view_chunks(
     [('', 'ab. ', []), ('', 'cd.', [[0, 3]])]
     """
     seg = segment(text, params)
+    marked = cut_spans is not None
     spans = cut_spans or []
     tokens = seg if isinstance(seg, Tokens) else None
     all_windows = list(windows(seg, params, first=first, stop=stop))
@@ -165,7 +167,8 @@ def view_chunks(
             chunk["fresh_units"] = w.end - split
             chunk["preview_repeated"] = " ".join(words[w.start : split])
             chunk["preview_fresh"] = " ".join(words[split : w.end])
-            chunk["cut_marks"] = _preview_marks(local, w, starts, ends, lengths)
+            if marked:
+                chunk["cut_marks"] = _preview_marks(local, w, starts, ends, lengths)
             out.append(chunk)
             continue
         chunk["repeated_prefix"] = text[w.char_start : w.split]
@@ -178,7 +181,8 @@ def view_chunks(
             chunk["token_breaks"] = tokens.breaks(w.start, w.end, char_start=w.char_start)
             if alone is not None:
                 chunk["over_limit"] = alone[w.index] > limit
-        chunk["cut_marks"] = [[a - w.char_start, b - w.char_start] for a, b in local]
+        if marked:
+            chunk["cut_marks"] = [[a - w.char_start, b - w.char_start] for a, b in local]
         out.append(chunk)
     return out
 
@@ -219,9 +223,6 @@ def chunk_view(text: str, params: Params, *, checks: bool = True) -> JSON:
     over = cap_of(summary, replace(params, caps=True))  # the cap past which cards come by range
     alone = None if report.capped else tokens_alone(text, params)
     chunks = [] if over else view_chunks(text, params, cut_spans=cut, alone=alone)
-    if not checks:
-        for chunk in chunks:
-            del chunk["cut_marks"]
     capped = with_remedies(cap_json(report.capped), summary.units, params)
     cost = {"export_bytes": export_size(text, report)} if over and checks else {}
     return {

@@ -228,8 +228,7 @@ async function compute() {
  * are on screen; a newer edit goes first, and its view makes this answer moot.
  */
 async function askChecks(request, result) {
-  const { checks: _, ...fields } = request;
-  const response = await ask(PURPOSE.checks, { ...fields, op: "checks" });
+  const response = await ask(PURPOSE.checks, { ...request, op: "checks" });
   if (response === null || !response.ok || lastGood?.result !== result) return;
   const { boundaries: found, cut_marks: marks, export_bytes: bytes } = response.result;
   result.boundaries = found;

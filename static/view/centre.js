@@ -70,6 +70,12 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
     else if (!result.capped) cards.goTo(index);
   }
 
+  /** The cap notice's choice to lift the caps, or the note that they are lifted (with the download's size once known). */
+  function showCaps({ capped, lifted, summary, params }) {
+    renderLiftChoice(nodes.notice, capped, summary.chunks, { onLift: lift });
+    renderLifted(nodes.liftNote, lifted, params.unit, { onRestore: restore });
+  }
+
   function lift() {
     lifted = true;
     recompute();
@@ -96,8 +102,7 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
       } else {
         virtual.hide();
       }
-      renderLiftChoice(nodes.notice, capped, summary.chunks, { onLift: lift });
-      renderLifted(nodes.liftNote, result.lifted, params.unit, { onRestore: restore });
+      showCaps(result);
       textView.cardsShown = !capped;
       textView.update(request, { chars: result.counts.chars });
     },
@@ -105,10 +110,8 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
     /** The view's checks came (app.js askChecks): the sentence check, the download's size. */
     checksLanded(result) {
       if (current?.result !== result) return;
-      const { summary, capped } = result;
       if (result.lifted) boundaries.update({ ...result, chunks: virtual.known });
-      renderLiftChoice(nodes.notice, capped, summary.chunks, { onLift: lift });
-      renderLifted(nodes.liftNote, result.lifted, result.params.unit, { onRestore: restore });
+      showCaps(result);
     },
 
     goToCard,

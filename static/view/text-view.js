@@ -27,7 +27,7 @@ import { utf16Indexer } from "./text-offsets.js";
 const WHOLE = FACTS.text_view.whole;
 const PAGE = FACTS.text_view.page;
 const HIGHLIGHT = "chunk-active";
-const SLICE_MS = 8; // building time per task for the pages of a whole text
+const SLICE_MS = 8; // building time per frame for the pages of a whole text
 const NEAR = 1; // viewport heights above and below whose pages are kept filled
 const KEEP = 4; // pages kept beyond those before they are emptied
 const NAMED = 6; // chunks named one by one in the caption; more are counted
