@@ -72,27 +72,49 @@ def test_the_doc_lists_every_op_the_door_answers() -> None:
     assert sorted(listed) == sorted(OPS) and len(set(listed)) == len(listed)
 
 
+def literal(node: ast.expr | None) -> str | None:
+    """The string a node spells, if it is a string constant."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
 def test_every_field_the_door_blames_is_listed_and_no_other() -> None:
     """``field`` of an error answer: the first argument of every engine error the door
-    can reach, and the field names given to the number parsers."""
+    can reach, the field names given to the number parsers, and the door's own
+    (``_error(op, "op", ...)``, ``_ref(request, "ref")``)."""
+    first_is_field = {"InputError", "TokenizerError", "EngineError", "parse_whole", "parse_number"}
     raised: set[str] = set()
     for path in engine_sources():
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args):
-                continue
-            first = node.args[0]
-            names = {"InputError", "TokenizerError", "EngineError", "parse_whole", "parse_number"}
-            if node.func.id in names and isinstance(first, ast.Constant):
-                if isinstance(first.value, str):
-                    raised.add(first.value)
-            # The door's own answers: _error(op, "op", ...), and _ref(request, "ref").
-            if node.func.id in {"_error", "_ref"} and len(node.args) > 1:
-                second = node.args[1]
-                if isinstance(second, ast.Constant) and isinstance(second.value, str):
-                    raised.add(second.value)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
+                at = 0 if node.func.id in first_is_field else 1
+                if node.func.id in first_is_field | {"_error", "_ref"} and len(node.args) > at:
+                    field = literal(node.args[at])
+                    if field is not None:
+                        raised.add(field)
     listed = re.search(r"`field` names the input to blame \(([^)]*)\)", DOC)
     assert listed, "docs/protocol.md no longer says which inputs `field` names"
     assert set(re.findall(r"`([^`]+)`", listed.group(1))) == raised
+
+
+def request_fields(node: ast.AST) -> set[str]:
+    """The request fields one node of ``api.py`` reads, if any."""
+    names: list[str | None]
+    match node:
+        case ast.Call(func=ast.Attribute(value=ast.Name(id="request"), attr="get"), args=[key, *_]):
+            names = [literal(key)]
+        case ast.Call(func=ast.Name(id="_ref" | "_offset"), args=[_, key, *_]):
+            names = [literal(key)]
+        case ast.Subscript(value=ast.Name(id="request"), slice=key):
+            names = [literal(key)]
+        case ast.Assign(targets=[ast.Name(id=name)], value=ast.Tuple() as value) if name.endswith(
+            "_FIELDS"
+        ):
+            names = list(ast.literal_eval(value))
+        case _:
+            names = []
+    return {name for name in names if name}
 
 
 def test_every_request_field_the_door_reads_is_in_the_doc() -> None:
@@ -100,23 +122,7 @@ def test_every_request_field_the_door_reads_is_in_the_doc() -> None:
     the helpers that take a field name, the planning ops' field lists) is written in
     the doc as a code span."""
     tree = ast.parse((ROOT / "pyapp" / "web" / "api.py").read_text("utf-8"))
-    read: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            target = node.func.value
-            if isinstance(target, ast.Name) and target.id == "request" and node.func.attr == "get":
-                if isinstance(node.args[0], ast.Constant):
-                    read.add(node.args[0].value)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            if node.func.id in {"_ref", "_offset"} and isinstance(node.args[1], ast.Constant):
-                read.add(node.args[1].value)
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-            if node.value.id == "request" and isinstance(node.slice, ast.Constant):
-                read.add(node.slice.value)
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Tuple):
-            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
-            if names and names[0].endswith("_FIELDS"):
-                read.update(ast.literal_eval(node.value))
+    read = set().union(*(request_fields(node) for node in ast.walk(tree)))
     assert len(read) > 20, read
     missing = sorted(name for name in read if f"`{name}`" not in DOC and f'"{name}"' not in DOC)
     assert not missing, f"docs/protocol.md does not mention the request fields {missing}"
