@@ -124,6 +124,82 @@ def rows(repeat: int, only: tuple[str, ...]) -> tuple[list[Row], dict[str, int]]
     return out, sizes
 
 
+#: (encoding, text, median s of an edit, the same edit encoded whole, anchor s)
+EditRow = tuple[str, str, float, float, float]
+EDITS = 7
+
+
+def edit_rows(only: tuple[str, ...]) -> list[EditRow]:
+    """The engine's side of typing into a held megabyte in token mode, as the page
+    calls it: each edited text held by the ``text`` op, then the view (``chunk``,
+    checks left for later) by its ``text_ref``, on the pure backend; the median over
+    :data:`EDITS` one-character edits spread over the text. Beside it, the same edit
+    with nothing to splice from (encoded whole), and the anchor: tiktoken encoding
+    the whole text in the same run."""
+    import json
+    import statistics
+
+    from references import reference as library
+
+    from pyapp.core import units
+    from pyapp.core.cache import forget_texts
+    from pyapp.web import api
+
+    tokenizers.default_backend = lambda: "pure"  # what Pyodide runs
+    out: list[EditRow] = []
+    for label, text in real_documents().items():
+        for name in only:
+            if name not in ("o200k_base", "bert-base-uncased") and label != "English":
+                continue  # the CJK rows for one BPE encoding and WordPiece are enough
+            view = {"op": "chunk", "unit": "token", "encoding": name, "size": 512}
+            view |= {"overlap": "15%", "checks": False}
+
+            def ask(request: dict[str, object]) -> None:
+                answer = json.loads(api.handle(json.dumps(request, ensure_ascii=False)))
+                assert answer["ok"], answer
+
+            forget_texts()
+            units._last_encoded.clear()
+            ask({"op": "text", "ref": "e0", "text": text})
+            ask({**view, "text_ref": "e0"})
+            edited, spliced, whole = text, [], []
+            for k in range(1, EDITS + 1):
+                at = len(edited) * k // (EDITS + 1)
+                edited = edited[:at] + "x" + edited[at:]
+                began = time.perf_counter()
+                ask({"op": "text", "ref": f"e{k}", "text": edited})
+                ask({**view, "text_ref": f"e{k}"})
+                spliced.append(time.perf_counter() - began)
+            for k in range(EDITS):
+                units._last_encoded.clear()  # nothing to splice from
+                again = edited[: k + 1] + "y" + edited[k + 1 :]
+                began = time.perf_counter()
+                ask({"op": "text", "ref": f"w{k}", "text": again})
+                ask({**view, "text_ref": f"w{k}"})
+                whole.append(time.perf_counter() - began)
+            ref = library(name)
+            anchor = best(lambda ref=ref, text=text: ref(text), 3)  # type: ignore[misc]
+            row = (name, label, statistics.median(spliced), statistics.median(whole), anchor)
+            out.append(row)
+            print(f"edit {name:<18} {label:<9} {row[2]:7.3f} s (whole {row[3]:.3f} s)"
+                  f" anchor {anchor:.3f} s", flush=True)  # fmt: skip
+    return out
+
+
+def edit_table(found: list[EditRow]) -> list[str]:
+    lines = [
+        "| encoding | 1 MB text | an edit: text op + view, median | the same edit encoded whole"
+        " | anchor: reference encode of the text | ratio |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, label, spliced, whole, anchor in found:
+        lines.append(
+            f"| {name} | {label} | {spliced * 1000:,.0f} ms | {whole * 1000:,.0f} ms"
+            f" | {anchor * 1000:,.0f} ms | {spliced / anchor:.2f}x |"
+        )
+    return lines
+
+
 def table(found: list[Row]) -> list[str]:
     lines = [
         "| encoding | text | reference (same run) | pure, memos empty | ratio | target | met |",
@@ -138,7 +214,9 @@ def table(found: list[Row]) -> list[str]:
     return lines
 
 
-def write(found: list[Row], sizes: dict[str, int], repeat: int, took: float) -> None:
+def write(
+    found: list[Row], edits: list[EditRow], sizes: dict[str, int], repeat: int, took: float
+) -> None:
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     described = ", ".join(f"{name} {size:,} bytes" for name, size in sizes.items())
     section = "\n".join(
@@ -158,6 +236,17 @@ def write(found: list[Row], sizes: dict[str, int], repeat: int, took: float) -> 
             " megabyte of spaces, so that row's reference is tiktoken's merge of the piece.",
             "",
             *table(found),
+            "",
+            "### Typing into a held megabyte, token mode: the engine's side (native, pure backend)",
+            "",
+            f"{EDITS} one-character edits spread over the text, each held by the `text` op and"
+            " viewed by its `text_ref` (`chunk`, 512 tokens, 15% overlap, checks left for"
+            " later) as the page calls `handle`; the pure backend, as in Pyodide. Beside it"
+            " the same edit with nothing to splice from (the whole text encoded again); the"
+            " anchor is the reference library encoding the whole text in the same run. The"
+            " page's own row (keystroke to figures on screen) is row 9 of the site table.",
+            "",
+            *edit_table(edits),
             END,
         ]
     )
@@ -176,13 +265,16 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="best of N (default 3)")
     parser.add_argument("--write", action="store_true", help="replace the section of RESULTS.md")
     parser.add_argument("--only", default=",".join(ENCODINGS), help="comma-separated encodings")
+    parser.add_argument("--edits-only", action="store_true", help="only the typing rows")
     args = parser.parse_args()
     began = time.perf_counter()
-    found, sizes = rows(args.repeat, tuple(args.only.split(",")))
-    for line in table(found):
+    only = tuple(args.only.split(","))
+    found, sizes = rows(args.repeat, only) if not args.edits_only else ([], {})
+    edits = edit_rows(only)
+    for line in [*table(found), "", *edit_table(edits)]:
         print(line)
     if args.write:
-        write(found, sizes, args.repeat, time.perf_counter() - began)
+        write(found, edits, sizes, args.repeat, time.perf_counter() - began)
 
 
 if __name__ == "__main__":
