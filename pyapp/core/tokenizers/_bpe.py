@@ -50,7 +50,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable
 from itertools import chain, compress, islice, repeat
-from operator import is_
+from operator import is_, sub
 from typing import TYPE_CHECKING, Final, cast
 
 if TYPE_CHECKING:
@@ -132,6 +132,7 @@ class Merger:
         self.block = block
         self._rget = ranks.get
         self._bounds: dict[bytes, Bounds] = {}
+        self._tokens: dict[bytes, tuple[list[int], list[int]]] = {}
         self._pairs: dict[tuple[bytes, bytes], bool] = {}
 
     def bounds(self, data: bytes) -> Bounds:
@@ -140,6 +141,18 @@ class Merger:
         got = memo.get(data)
         if got is None:
             got = heap_bounds(data, self._rget)
+            if len(memo) >= _BLOCK_MEMO_MAX:
+                memo.clear()
+            memo[data] = got
+        return got
+
+    def tokens(self, data: bytes) -> tuple[list[int], list[int]]:
+        """The byte length and the id of each token of ``P(data)``, remembered."""
+        memo = self._tokens
+        got = memo.get(data)
+        if got is None:
+            bounds = self.bounds(data)
+            got = list(map(sub, bounds[1:], bounds)), _ids(data, bounds, self.ranks)
             if len(memo) >= _BLOCK_MEMO_MAX:
                 memo.clear()
             memo[data] = got
@@ -157,46 +170,64 @@ class Merger:
             pairs[key] = got
         return got
 
-    def long_bounds(self, piece: bytes) -> Bounds:
-        """The token starts of ``P(piece)`` and ``len(piece)``, block by block."""
-        n = len(piece)
+    def long_ids(self, piece: bytes) -> list[int]:
+        """The ids of ``P(piece)``, block by block. Tokens are kept as lengths, so a
+        block seen before is copied in C, not shifted token by token."""
         step = self.block
-        bounds = [0]  # P(piece[:bounds[-1]]), grown block by block
-        for start in range(0, n, step):
-            stop = min(start + step, n)
-            block = [start + b for b in self.bounds(piece[start:stop])]
-            if len(bounds) > 1:
-                block = self._join(piece, bounds, block)
-            bounds.extend(block[1:])
-        return bounds
+        lengths: list[int] = []  # P(piece[:start]) as its tokens' byte lengths and ids
+        ids: list[int] = []
+        for start in range(0, len(piece), step):
+            block_lengths, block_ids = self.tokens(piece[start : start + step])
+            if ids:
+                block_lengths, block_ids = self._join(
+                    piece, start, lengths, ids, block_lengths, block_ids
+                )
+            lengths.extend(block_lengths)
+            ids.extend(block_ids)
+        return ids
 
-    def _join(self, piece: bytes, bounds: Bounds, block: Bounds) -> Bounds:
-        """Makes ``bounds`` (``P`` of the text up to the junction) and ``block`` (``P``
-        of the text after it) agree at the junction: re-merges a window around it,
-        wider each time, until the pairs at both of its edges are compatible. Cuts
-        ``bounds`` back to the window's end and returns what follows of ``block``."""
-        junction = block[0]
-        if self.compatible(piece[bounds[-2] : junction], piece[junction : block[1]]):
-            return block
+    def _join(
+        self,
+        piece: bytes,
+        junction: int,
+        lengths: list[int],
+        ids: list[int],
+        block_lengths: list[int],
+        block_ids: list[int],
+    ) -> tuple[list[int], list[int]]:
+        """Makes the tokens before ``junction`` (``P`` of the text up to it) and the
+        block's (``P`` of the text after it) agree there: re-merges a window around
+        it, wider each time, until the pairs at both of its edges are compatible.
+        Cuts ``lengths`` and ``ids`` back to the window's end and returns what follows
+        of the block's."""
+        last, first = piece[junction - lengths[-1] : junction], piece[junction:][: block_lengths[0]]
+        if self.compatible(last, first):
+            return block_lengths, block_ids
         reach = 2
         while True:
-            left = max(0, len(bounds) - 1 - reach)  # index in bounds of the window's start
-            right = min(len(block) - 1, reach)  # index in block of the window's end
-            a, b = bounds[left], block[right]
-            window = [a + w for w in self.bounds(piece[a:b])]
-            fits = left == 0 or self.compatible(piece[bounds[left - 1] : a], piece[a : window[1]])
-            if fits and right < len(block) - 1:
-                fits = self.compatible(piece[window[-2] : b], piece[b : block[right + 1]])
+            left = max(0, len(lengths) - reach)  # the window's first token before
+            right = min(len(block_lengths), reach)  # tokens of the block in the window
+            a = junction - sum(lengths[left:])
+            b = junction + sum(block_lengths[:right])
+            window_lengths, window_ids = self.tokens(piece[a:b])
+            fits = left == 0 or self.compatible(
+                piece[a - lengths[left - 1] : a], piece[a : a + window_lengths[0]]
+            )
+            if fits and right < len(block_lengths):
+                fits = self.compatible(
+                    piece[b - window_lengths[-1] : b], piece[b : b + block_lengths[right]]
+                )
             if fits:
-                del bounds[left:]
-                bounds.extend(window)
-                return block[right:]
+                del lengths[left:], ids[left:]
+                lengths.extend(window_lengths)
+                ids.extend(window_ids)
+                return block_lengths[right:], block_ids[right:]
             reach *= 2
 
 
 def block_merge(piece: bytes, ranks: dict[bytes, int], *, block: int = BLOCK) -> list[int]:
     """``P(piece)`` as token ids, merged in blocks of ``block`` bytes (see above)."""
-    return _ids(piece, Merger(ranks, block=block).long_bounds(piece), ranks)
+    return Merger(ranks, block=block).long_ids(piece)
 
 
 def _ids(data: bytes, bounds: Bounds, ranks: dict[bytes, int]) -> list[int]:
@@ -223,11 +254,9 @@ class PureEncoder:
         rank = ranks.get(data)
         if rank is not None:
             return [rank]
-        if len(data) < LONG_PIECE:
-            bounds = heap_bounds(data, ranks.get)
-        else:
-            bounds = self._merger.long_bounds(data)
-        return _ids(data, bounds, ranks)
+        if len(data) >= LONG_PIECE:
+            return self._merger.long_ids(data)
+        return _ids(data, heap_bounds(data, ranks.get), ranks)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Looks every piece up in the memo (in C loops); merges each piece it does
