@@ -54,6 +54,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -79,6 +81,9 @@ SHOWN_OFFSETS: Final = 5
 COUNTED_OCCURRENCES: Final = 1_000
 
 Id = str | int
+
+#: A lone surrogate: a JSON string may hold one (``"\\ud800"``), UTF-8 cannot.
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -118,13 +123,26 @@ class _Bad(Exception):
     """One line's problem (internal: becomes a :class:`LineError`)."""
 
 
+def _surrogate(name: str, raw: str) -> None:
+    """Refuses a string UTF-8 cannot hold: it could not be written to a report."""
+    found = _SURROGATE.search(raw)
+    if found is not None:
+        at = found.start()
+        raise _Bad(
+            f"{name} has an unpaired surrogate U+{ord(raw[at]):04X} at character {at:,},"
+            " which UTF-8 cannot hold: remove it"
+        )
+
+
 def _id(raw: object) -> Id:
     if raw is None:
         raise _Bad("id is missing: give each item an id (a string or a whole number)")
     if isinstance(raw, bool) or not isinstance(raw, str | int):
         raise _Bad(f"id must be a string or a whole number, got {quote(raw)}")
-    if isinstance(raw, str) and not raw.strip():
-        raise _Bad("id is empty: give each item an id (a string or a whole number)")
+    if isinstance(raw, str):
+        if not raw.strip():
+            raise _Bad("id is empty: give each item an id (a string or a whole number)")
+        _surrogate("id", raw)
     return raw
 
 
@@ -222,6 +240,7 @@ def _question(raw: object) -> str | None:
         return None
     if not isinstance(raw, str):
         raise _Bad(f"question must be a string, got {quote(raw)}")
+    _surrogate("question", raw)
     return raw if raw.strip() else None
 
 
@@ -250,6 +269,11 @@ def _parse(text: str, lines: Sequence[tuple[int, str]], noun: str) -> Evidence:
             except json.JSONDecodeError as exc:
                 raise _Bad(
                     f"not JSON ({exc.msg} at column {exc.colno}): write one JSON object per line"
+                ) from None
+            except ValueError:  # an integer of more digits than Python converts
+                raise _Bad(
+                    f"holds a number of more than {sys.get_int_max_str_digits():,} digits,"
+                    " which no offset or id can be: write offsets and ids as short numbers"
                 ) from None
             if not isinstance(obj, dict):
                 raise _Bad(

@@ -36,7 +36,7 @@ from operator import add, sub
 from typing import Any, Final
 
 from ..core.cache import per_text
-from ..core.chunking import segment
+from ..core.chunking import check_size, segment
 from ..core.params import Params
 from ..core.units import Chars, Tokens, Words, strip_bom
 from ..core.windows import window_count
@@ -198,6 +198,7 @@ def segments_view(
     ([0, 3, 6], [1, 2, 3])
     """
     text, bom_removed = strip_bom(text)
+    check_size(text)  # over the limit or with a lone surrogate: refused, as by every op
     length = len(text)
     edges = pages(text)
     last = len(edges) - 1  # the number of pages
