@@ -63,6 +63,7 @@ from typing import Any, Final
 from ..errors import InputError
 from ..facts import MAX_EVIDENCE_ITEMS
 from .cache import per_text
+from .fingerprint import TextFacts, text_facts
 from .params import quote
 
 __all__ = [
@@ -72,6 +73,7 @@ __all__ = [
     "jsonl",
     "parse_items",
     "parse_jsonl",
+    "require_fit",
     "require_items",
 ]
 
@@ -84,6 +86,7 @@ Id = str | int
 
 #: A lone surrogate: a JSON string may hold one (``"\\ud800"``), UTF-8 cannot.
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_HEX: Final = re.compile("[0-9a-fA-F]{1,64}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -104,6 +107,11 @@ class LineError:
     line: int
     id: Id | None
     message: str
+    #: Whether the line does not fit this text: ``"text"`` for a ``text`` line naming
+    #: another text, ``"passage"`` for an offset past its end or a quote that differs
+    #: from the text at its offsets. The evidence was made on another text, and
+    #: ``python -m pyapp evidence`` refuses it (:func:`require_fit`).
+    misfit: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"line": self.line, "id": self.id, "message": self.message}
@@ -121,6 +129,16 @@ class Evidence:
 
 class _Bad(Exception):
     """One line's problem (internal: becomes a :class:`LineError`)."""
+
+
+class _Misfit(_Bad):
+    """A problem that says the line was made on another text (:attr:`LineError.misfit`)."""
+
+    kind = "passage"
+
+
+class _OtherText(_Misfit):
+    kind = "text"
 
 
 def _surrogate(name: str, raw: str) -> None:
@@ -217,7 +235,7 @@ def _interval(text: str, obj: dict[str, Any]) -> tuple[int, int]:
     start, end = _offset("start", obj["start"]), _offset("end", obj["end"])
     length = len(text)
     if end > length:
-        raise _Bad(
+        raise _Misfit(
             f"end ({end:,}) is past the end of the text ({length:,} code points):"
             " check the offsets against this text"
         )
@@ -228,7 +246,7 @@ def _interval(text: str, obj: dict[str, Any]) -> tuple[int, int]:
         )
     given = obj.get("quote")
     if given is not None and given != text[start:end]:
-        raise _Bad(
+        raise _Misfit(
             f"quote {quote(given)} does not match the text at [{start:,}, {end:,}),"
             f" which is {quote(text[start:end])}: fix the quote or the offsets"
         )
@@ -249,16 +267,54 @@ def _describe(value: object) -> str:
     return kinds.get(type(value), "a JSON number")
 
 
-def _parse(text: str, lines: Sequence[tuple[int, str]], noun: str) -> Evidence:
-    if len(lines) > MAX_EVIDENCE_ITEMS:
-        raise InputError(
-            "evidence",
-            f"the evidence has {len(lines):,} {noun}s, over the {MAX_EVIDENCE_ITEMS:,}-item"
-            " limit: split it and check each part",
+def _too_many(count: int, noun: str) -> InputError:
+    return InputError(
+        "evidence",
+        f"the evidence has {count:,} {noun}s, over the {MAX_EVIDENCE_ITEMS:,}-item"
+        " limit: split it and check each part",
+    )
+
+
+def _named(named: dict[str, Any], sha: str) -> str:
+    """What a ``text`` line says of its text, in :meth:`TextFacts.describe`'s words."""
+    shown = sha[:12] if _HEX.fullmatch(sha) else quote(sha)
+    parts = [f"SHA-256 {shown}…"]
+    size = named.get("bytes")
+    if isinstance(size, int) and not isinstance(size, bool) and 0 <= size < 10**15:
+        parts.insert(0, f"{size:,} bytes")
+    breaks = named.get("line_breaks")
+    if isinstance(breaks, dict):
+        counts = [(breaks.get(k), k.upper()) for k in ("crlf", "cr", "lf")]
+        shown = [f"{n:,} {k}" for n, k in counts if isinstance(n, int) and 0 < n < 10**15]
+        parts.append("line breaks " + (", ".join(shown) or "none"))
+    return ", ".join(parts)
+
+
+def _text_line(text: str, named: object) -> None:
+    """Checks a ``{"text": {...}}`` line (:mod:`~pyapp.core.fingerprint`'s object, as
+    the exports write it) against ``text``: its ``sha256`` decides."""
+    sha = named.get("sha256") if isinstance(named, dict) else None
+    if not isinstance(sha, str) or not sha:
+        raise _Bad(
+            'a text line names its text as {"text": {"sha256": ...}}, as the exports write'
+            f" it; got {quote(named)}"
         )
+    assert isinstance(named, dict)
+    facts = text_facts(text)
+    if sha.lower() != facts.sha256:
+        raise _OtherText(
+            f"names another text ({_named(named, sha)}) than this one ({facts.describe()}):"
+            " check the evidence against the text it was made on"
+        )
+
+
+def _parse(text: str, lines: Sequence[tuple[int, str]], noun: str) -> Evidence:
+    if len(lines) > MAX_EVIDENCE_ITEMS + 1:  # one more: a line may name the text
+        raise _too_many(len(lines), noun)
     items: list[EvidenceItem] = []
     errors: list[LineError] = []
     seen: dict[str, int] = {}
+    text_lines = 0
     for number, raw in lines:
         item_id: Id | None = None
         try:
@@ -280,6 +336,10 @@ def _parse(text: str, lines: Sequence[tuple[int, str]], noun: str) -> Evidence:
                     f"{_describe(obj)}, not an object: write"
                     ' {"id": ..., "start": ..., "end": ...} or {"id": ..., "quote": ...}'
                 )
+            if "text" in obj and "id" not in obj:
+                text_lines += 1
+                _text_line(text, obj["text"])
+                continue
             item_id = _id(obj.get("id"))
             key = str(item_id)
             if key in seen:
@@ -292,10 +352,13 @@ def _parse(text: str, lines: Sequence[tuple[int, str]], noun: str) -> Evidence:
                 raise _Bad(f"[{start:,}, {end:,}) holds only whitespace: evidence needs some text")
             question = _question(obj.get("question"))
         except _Bad as bad:
-            errors.append(LineError(line=number, id=item_id, message=str(bad)))
+            misfit = bad.kind if isinstance(bad, _Misfit) else None
+            errors.append(LineError(line=number, id=item_id, message=str(bad), misfit=misfit))
             continue
         seen[key] = number
         items.append(EvidenceItem(line=number, id=item_id, start=start, end=end, question=question))
+    if len(lines) - text_lines > MAX_EVIDENCE_ITEMS:
+        raise _too_many(len(lines) - text_lines, noun)
     return Evidence(items=tuple(items), errors=tuple(errors), noun=noun)
 
 
@@ -323,12 +386,8 @@ def parse_items(text: str, items: object) -> Evidence:
     """
     if not isinstance(items, list):
         raise InputError("evidence", f"evidence must be a list of items, got {quote(items)}")
-    if len(items) > MAX_EVIDENCE_ITEMS:
-        raise InputError(
-            "evidence",
-            f"the evidence has {len(items):,} items, over the {MAX_EVIDENCE_ITEMS:,}-item"
-            " limit: split it and check each part",
-        )
+    if len(items) > MAX_EVIDENCE_ITEMS + 1:
+        raise _too_many(len(items), "item")
     lines = tuple(
         (number, json.dumps(item, ensure_ascii=False)) for number, item in enumerate(items, 1)
     )
@@ -366,9 +425,35 @@ def require_items(evidence: Evidence) -> None:
     )
 
 
-def jsonl(items: Sequence[EvidenceItem]) -> str:
+def require_fit(evidence: Evidence) -> None:
+    """Refuse evidence that was made on another text (a :attr:`LineError.misfit` line),
+    naming its first such line: checking the rest would check other passages.
+
+    >>> lines = '{"id": 1, "start": 0, "end": 2}\\n{"id": 2, "start": 1, "end": 9}'
+    >>> try:  # doctest: +ELLIPSIS
+    ...     require_fit(parse_jsonl("abc", lines))
+    ... except InputError as err:
+    ...     print(err)
+    line 2 does not fit this text: end (9) is past the end of the text (3 code points)...
+    """
+    misfits = [e for e in evidence.errors if e.misfit]
+    if not misfits:
+        return
+    # A line naming another text says why the others do not fit: it goes first.
+    first = min(misfits, key=lambda e: e.misfit != "text")
+    more = len(misfits) - 1
+    also = f" (and {more:,} more {evidence.noun}{'s' if more > 1 else ''})" if more else ""
+    raise InputError(
+        "evidence",
+        f"{evidence.noun} {first.line} does not fit this text: {first.message}{also}",
+    )
+
+
+def jsonl(items: Sequence[EvidenceItem], *, text: TextFacts | None = None) -> str:
     """The items as JSON Lines, offsets resolved: what the page's evidence list exports
-    and what ``--evidence`` reads back to the same items.
+    and what ``--evidence`` reads back to the same items. With ``text``, a last line
+    ``{"text": {...}}`` names the text the offsets count in (last, so that item
+    ``n`` stays on line ``n``), and reading the file against another text says so.
 
     >>> print(jsonl([EvidenceItem(line=1, id="a", start=0, end=3, question="Why?")]), end="")
     {"id": "a", "start": 0, "end": 3, "question": "Why?"}
@@ -379,4 +464,6 @@ def jsonl(items: Sequence[EvidenceItem]) -> str:
         if item.question is not None:
             line["question"] = item.question
         out.append(json.dumps(line, ensure_ascii=False) + "\n")
+    if text is not None:
+        out.append(json.dumps({"text": text.to_json()}, ensure_ascii=False) + "\n")
     return "".join(out)

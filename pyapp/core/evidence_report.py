@@ -47,7 +47,16 @@ from .bm25 import ChunkIndex, rank_of, term_index, terms, top
 from .cache import per_text
 from .chunking import Cap, check_size, segment
 from .coverage import ItemUnits, item_units, min_overlap, touch_range, whole_range
-from .evidence import Evidence, EvidenceItem, LineError, parse_items, parse_jsonl, require_items
+from .evidence import (
+    Evidence,
+    EvidenceItem,
+    LineError,
+    parse_items,
+    parse_jsonl,
+    require_fit,
+    require_items,
+)
+from .fingerprint import TextFacts, text_facts
 from .params import Params, quote
 from .summary import Summary, summarize
 from .units import Segmentation, strip_bom
@@ -135,6 +144,8 @@ class EvidenceReport:
     #: :data:`~pyapp.facts.MAX_EVIDENCE_LISTED` indices and are left out.
     capped: Cap | None
     bom_removed: bool
+    #: The text the offsets count in (its SHA-256, size and line breaks).
+    text: TextFacts
 
     @property
     def whole(self) -> int:
@@ -255,12 +266,15 @@ def retrieve(
     ), per_item
 
 
-def read_evidence(text: str, *, jsonl: str | None, items: object) -> Evidence:
+def read_evidence(text: str, *, jsonl: str | None, items: object, fit: bool = False) -> Evidence:
     """The evidence from JSON Lines or a list of items (exactly one of them), refused
-    when nothing in it can be used."""
+    when nothing in it can be used, and with ``fit`` when a line does not fit the
+    text (:func:`~pyapp.core.evidence.require_fit`)."""
     if (jsonl is None) == (items is None):
         raise InputError("evidence", "give the evidence either as JSON Lines or as a list")
     evidence = parse_jsonl(text, jsonl) if jsonl is not None else parse_items(text, items)
+    if fit:
+        require_fit(evidence)
     require_items(evidence)
     return evidence
 
@@ -272,13 +286,16 @@ def check_evidence(
     jsonl: str | None = None,
     items: object = None,
     top_k: int,
+    fit: bool = False,
 ) -> EvidenceReport:
     """Check the evidence (JSON Lines ``jsonl`` or a list ``items``) against ``text``
     under ``params``. A leading byte-order mark is removed first (offsets count from
-    after it, as in the chunk export), and the report says so."""
+    after it, as in the chunk export), and the report says so. ``fit`` refuses
+    evidence made on another text (the command line's rule) instead of listing
+    those lines under ``errors`` (the page's)."""
     text, bom_removed = strip_bom(text)
     input_bytes = check_size(text)
-    evidence = read_evidence(text, jsonl=jsonl, items=items)
+    evidence = read_evidence(text, jsonl=jsonl, items=items, fit=fit)
     return _check(text, params, evidence, top_k, input_bytes, bom_removed)
 
 
@@ -328,4 +345,5 @@ def _check(
         retrieval=retrieval,
         capped=capped,
         bom_removed=bom_removed,
+        text=text_facts(text),
     )
