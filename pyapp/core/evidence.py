@@ -285,8 +285,8 @@ def _named(named: dict[str, Any], sha: str) -> str:
     breaks = named.get("line_breaks")
     if isinstance(breaks, dict):
         counts = [(breaks.get(k), k.upper()) for k in ("crlf", "cr", "lf")]
-        shown = [f"{n:,} {k}" for n, k in counts if isinstance(n, int) and 0 < n < 10**15]
-        parts.append("line breaks " + (", ".join(shown) or "none"))
+        listed = [f"{n:,} {k}" for n, k in counts if isinstance(n, int) and 0 < n < 10**15]
+        parts.append("line breaks " + (", ".join(listed) or "none"))
     return ", ".join(parts)
 
 
