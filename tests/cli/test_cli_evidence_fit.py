@@ -104,6 +104,14 @@ def test_a_line_that_does_not_fit_the_text_is_refused_naming_it(
     assert said in message
 
 
+def test_the_sweep_refuses_evidence_made_on_another_text_too(tmp_path: Path) -> None:
+    (tmp_path / "crlf.txt").write_bytes(CRLF.encode())
+    (tmp_path / "ev.jsonl").write_text(page_export(LF), "utf-8")
+    evidence = ["--evidence", str(tmp_path / "ev.jsonl")]
+    message = one_line_refusal(pyapp("sweep", str(tmp_path / "crlf.txt"), "--size", "4", *evidence))
+    assert message.startswith("python -m pyapp sweep: --evidence: line 2 does not fit this text")
+
+
 def test_the_page_lists_a_line_that_does_not_fit_and_keeps_the_rest() -> None:
     jsonl = '{"id": "a", "quote": "Second paragraph"}\n{"id": "b", "start": 70, "end": 90}\n'
     result = ask(op="evidence", text=LF, size=4, evidence_jsonl=jsonl)
