@@ -40,7 +40,9 @@ The whole input is refused (an :class:`~pyapp.errors.InputError` on field
 
 Finding a quote is the one place the engine searches the text: a quote *is* a
 search. Offsets found that way are checked to occur exactly once, so they never
-depend on which copy a search would have found.
+depend on which copy a search would have found. Every quote of the input is
+searched for at once (:mod:`pyapp.core.quotes`): the cost is the text plus the
+quotes, not their product.
 
 >>> text = "The treaty was signed in 1648. It was signed again."
 >>> ev = parse_jsonl(text, '{"id": "a", "quote": "in 1648"}\\n{"id": "b", "quote": "signed"}')
@@ -65,6 +67,7 @@ from ..facts import MAX_EVIDENCE_ITEMS
 from .cache import per_text
 from .fingerprint import TextFacts, text_facts
 from .params import quote
+from .quotes import COUNTED, Found, find_quotes
 
 __all__ = [
     "Evidence",
@@ -79,8 +82,8 @@ __all__ = [
 
 #: A quote that occurs more than once is reported with at most this many offsets...
 SHOWN_OFFSETS: Final = 5
-#: ...and counted up to this many occurrences ("1,000 or more times").
-COUNTED_OCCURRENCES: Final = 1_000
+#: ...and counted up to this many occurrences ("100 or more times").
+COUNTED_OCCURRENCES: Final = COUNTED
 
 Id = str | int
 
@@ -177,17 +180,6 @@ def _offset(name: str, raw: object) -> int:
     return raw
 
 
-def _occurrences(text: str, passage: str) -> list[int]:
-    """Offsets where ``passage`` occurs (overlapping ones too), at most
-    :data:`COUNTED_OCCURRENCES` of them."""
-    found: list[int] = []
-    at = text.find(passage)
-    while at >= 0 and len(found) < COUNTED_OCCURRENCES:
-        found.append(at)
-        at = text.find(passage, at + 1)
-    return found
-
-
 def _grouped_list(offsets: list[int]) -> str:
     shown = [f"{o:,}" for o in offsets[:SHOWN_OFFSETS]]
     if len(offsets) > SHOWN_OFFSETS:
@@ -197,38 +189,44 @@ def _grouped_list(offsets: list[int]) -> str:
     return ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
-def _by_quote(text: str, raw: object) -> tuple[int, int]:
+def _searched(obj: object) -> str | None:
+    """The quote a loaded line asks to be searched for, if any."""
+    if not isinstance(obj, dict) or obj.get("start") is not None or obj.get("end") is not None:
+        return None
+    raw = obj.get("quote")
+    return raw if isinstance(raw, str) and raw else None
+
+
+def _by_quote(raw: object, found: dict[str, Found]) -> tuple[int, int]:
     if not isinstance(raw, str):
         raise _Bad(f"quote must be a string, got {quote(raw)}")
     if not raw:
         raise _Bad("quote is empty: copy the passage from the text, or give start and end")
-    first = text.find(raw)
-    if first < 0:
+    hit = found[raw]
+    if hit.count == 0:
         raise _Bad(
             f"quote {quote(raw)} does not occur in the text: copy it exactly (case, spaces"
             " and punctuation count), or give start and end"
         )
-    second = text.find(raw, first + 1)
-    if second < 0:
-        return first, first + len(raw)
-    offsets = _occurrences(text, raw)
+    if hit.count == 1:
+        return hit.offsets[0], hit.offsets[0] + len(raw)
     times = (
         f"{COUNTED_OCCURRENCES:,} or more times"
-        if len(offsets) >= COUNTED_OCCURRENCES
-        else f"{len(offsets):,} times"
+        if hit.count >= COUNTED_OCCURRENCES
+        else f"{hit.count:,} times"
     )
     raise _Bad(
-        f"quote {quote(raw)} occurs {times}, at {_grouped_list(offsets)}: quote more of the"
-        " passage so that it occurs once, or give start and end"
+        f"quote {quote(raw)} occurs {times}, at {_grouped_list(hit.offsets)}: quote more of"
+        " the passage so that it occurs once, or give start and end"
     )
 
 
-def _interval(text: str, obj: dict[str, Any]) -> tuple[int, int]:
+def _interval(text: str, obj: dict[str, Any], found: dict[str, Found]) -> tuple[int, int]:
     has_start, has_end = obj.get("start") is not None, obj.get("end") is not None
     if not has_start and not has_end:
         if obj.get("quote") is None:
             raise _Bad("give start and end (code-point offsets), or a quote")
-        return _by_quote(text, obj["quote"])
+        return _by_quote(obj["quote"], found)
     if not has_start or not has_end:
         missing = "end" if has_start else "start"
         raise _Bad(f"{missing} is missing: give both start and end, or a quote")
@@ -308,6 +306,21 @@ def _text_line(text: str, named: object) -> None:
         )
 
 
+def _load(raw: str) -> object:
+    """A line's JSON value, or the :class:`_Bad` saying why it has none."""
+    try:
+        return json.loads(raw)
+    except RecursionError:
+        return _Bad("nested too deeply to be an evidence item")
+    except json.JSONDecodeError as exc:
+        return _Bad(f"not JSON ({exc.msg} at column {exc.colno}): write one JSON object per line")
+    except ValueError:  # an integer of more digits than Python converts
+        return _Bad(
+            f"holds a number of more than {sys.get_int_max_str_digits():,} digits,"
+            " which no offset or id can be: write offsets and ids as short numbers"
+        )
+
+
 def _parse(text: str, lines: Sequence[tuple[int, str]], noun: str) -> Evidence:
     if len(lines) > MAX_EVIDENCE_ITEMS + 1:  # one more: a line may name the text
         raise _too_many(len(lines), noun)
@@ -315,22 +328,15 @@ def _parse(text: str, lines: Sequence[tuple[int, str]], noun: str) -> Evidence:
     errors: list[LineError] = []
     seen: dict[str, int] = {}
     text_lines = 0
-    for number, raw in lines:
+    loaded = [_load(raw) for _, raw in lines]
+    # Every quote is searched for at once: one pass over the text, not one per quote.
+    wanted = [q for q in map(_searched, loaded) if q is not None]
+    found = dict(zip(wanted, find_quotes(text, wanted), strict=True))
+    for (number, _), obj in zip(lines, loaded, strict=True):
         item_id: Id | None = None
         try:
-            try:
-                obj = json.loads(raw)
-            except RecursionError:
-                raise _Bad("nested too deeply to be an evidence item") from None
-            except json.JSONDecodeError as exc:
-                raise _Bad(
-                    f"not JSON ({exc.msg} at column {exc.colno}): write one JSON object per line"
-                ) from None
-            except ValueError:  # an integer of more digits than Python converts
-                raise _Bad(
-                    f"holds a number of more than {sys.get_int_max_str_digits():,} digits,"
-                    " which no offset or id can be: write offsets and ids as short numbers"
-                ) from None
+            if isinstance(obj, _Bad):
+                raise obj
             if not isinstance(obj, dict):
                 raise _Bad(
                     f"{_describe(obj)}, not an object: write"
@@ -347,7 +353,7 @@ def _parse(text: str, lines: Sequence[tuple[int, str]], noun: str) -> Evidence:
                     f"id {quote(item_id)} is already used on {noun} {seen[key]}:"
                     " give each item its own id"
                 )
-            start, end = _interval(text, obj)
+            start, end = _interval(text, obj, found)
             if text[start:end].isspace():
                 raise _Bad(f"[{start:,}, {end:,}) holds only whitespace: evidence needs some text")
             question = _question(obj.get("question"))
