@@ -14,8 +14,8 @@ costs quotes × text (10,000 absent quotes over a megabyte took seconds). So pas
   times (a text that repeats itself), are found together by an Aho–Corasick
   automaton: one trie of the quotes, each node with a failure link (the longest
   proper suffix of its string that is also a node) and a dictionary link (the
-  nearest such suffix that is a whole quote). One pass over the text reports every occurrence, overlapping ones
-  too. A quote stops being reported once it has been seen :data:`COUNTED` times and
+  nearest such suffix that is a whole quote). One pass over the text reports every
+  occurrence, overlapping ones too. A quote stops being reported once it has been seen :data:`COUNTED` times and
   is then cut out of the dictionary chains, so occurrences past what a message shows
   cost nothing.
 
