@@ -15,9 +15,9 @@ costs quotes × text (10,000 absent quotes over a megabyte took seconds). So pas
   automaton: one trie of the quotes, each node with a failure link (the longest
   proper suffix of its string that is also a node) and a dictionary link (the
   nearest such suffix that is a whole quote). One pass over the text reports every
-  occurrence, overlapping ones too. A quote stops being reported once it has been seen :data:`COUNTED` times and
-  is then cut out of the dictionary chains, so occurrences past what a message shows
-  cost nothing.
+  occurrence, overlapping ones too. A quote stops being reported once it has been
+  seen :data:`COUNTED` times and is then cut out of the dictionary chains, so
+  occurrences past what a message shows cost nothing.
 
 Every quote is counted up to :data:`COUNTED` occurrences, with its first
 :data:`SHOWN` offsets. A few quotes (or a few left to the automaton) are searched
