@@ -42,8 +42,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..errors import InputError
-from ..facts import MAX_EVIDENCE_LISTED, MAX_RETRIEVAL_UNITS, UNITS
-from .bm25 import ChunkIndex, rank_of, term_index, terms, top
+from ..facts import MAX_EVIDENCE_LISTED, MAX_RETRIEVAL_PAIRS, MAX_RETRIEVAL_UNITS, UNITS
+from .bm25 import ChunkIndex, term_index, terms
 from .cache import per_text
 from .chunking import Cap, check_size, segment
 from .coverage import ItemUnits, item_units, min_overlap, touch_range, whole_range
@@ -235,12 +235,23 @@ def retrieve(
     spans = [seg.char_span(start, end) for start, end in windows]
     queries = {i: terms(items[i].question or "") for i in asked}
     index = ChunkIndex(term_index(text), spans, {t for q in queries.values() for t in q})
+    pairs = sum(index.pairs(queries[i]) for i in asked)
+    if pairs > MAX_RETRIEVAL_PAIRS:
+        return Retrieval(
+            questions=len(asked),
+            skipped=(
+                f"the retrieval check would score {pairs:,} (question, chunk) pairs for"
+                f" {len(asked):,} questions over {len(windows):,} chunks, over its"
+                f" {MAX_RETRIEVAL_PAIRS:,} limit: raise the size, or check fewer questions"
+                " at a time"
+            ),
+        ), per_item
     recalled = context = repeated = 0
     for i in asked:
-        scores = index.scores(queries[i])
+        ranking = index.ranking(queries[i])
         whole, touches = ranges[i]
-        rank_whole = rank_of(scores, *whole) if whole is not None else None
-        chosen = sorted(top(scores, top_k))
+        rank_whole = ranking.rank_of(*whole) if whole is not None else None
+        chosen = sorted(ranking.top(top_k))
         lengths = sum(windows[k][1] - windows[k][0] for k in chosen)
         union = reach = 0
         for k in chosen:  # windows in index order start in order: merge as we go
@@ -249,7 +260,7 @@ def retrieve(
             reach = max(reach, end)
         result = QuestionResult(
             rank_whole=rank_whole,
-            rank_touching=rank_of(scores, *touches),
+            rank_touching=ranking.rank_of(*touches),
             context_units=lengths,
             context_repeated_units=lengths - union,
         )
