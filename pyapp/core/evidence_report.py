@@ -45,7 +45,8 @@ from ..errors import InputError
 from ..facts import MAX_EVIDENCE_LISTED, MAX_RETRIEVAL_PAIRS, MAX_RETRIEVAL_UNITS, UNITS
 from .bm25 import ChunkIndex, term_index, terms
 from .cache import per_text
-from .chunking import Cap, check_size, segment
+from .chunking import Cap, check_size
+from .chunkings import Chunking, chunking_of, segment
 from .coverage import ItemUnits, item_units, min_overlap, touch_range, whole_range
 from .evidence import (
     Evidence,
@@ -59,8 +60,8 @@ from .evidence import (
 from .fingerprint import TextFacts, text_facts
 from .params import Params, quote
 from .summary import Summary, summarize
-from .units import Segmentation, strip_bom
-from .windows import iter_spans, processed_units, window_count
+from .units import strip_bom
+from .windows import processed_units, window_count
 
 __all__ = [
     "EvidenceReport",
@@ -205,23 +206,21 @@ def item_ranges(
 
 def retrieve(
     text: str,
-    seg: Segmentation,
+    chunking: Chunking,
     items: Sequence[EvidenceItem],
     ranges: Sequence[tuple[tuple[int, int] | None, tuple[int, int]]],
     *,
     unit: str,
-    size: int,
-    overlap: int,
     top_k: int,
 ) -> tuple[Retrieval, list[QuestionResult | None]]:
-    """The retrieval check of one setting: its figures, and each item's (``None``
-    for an item without a question). ``ranges`` are :func:`item_ranges`'."""
+    """The retrieval check of one chunking: its figures, and each item's (``None``
+    for an item without a question). ``ranges`` are :func:`item_ranges`'. The chunks
+    are indexed from their intervals alone; their lengths are the chunking's."""
     asked = [i for i, item in enumerate(items) if item.question is not None]
     per_item: list[QuestionResult | None] = [None] * len(items)
     if not asked:
         return Retrieval(questions=0, skipped="no evidence item has a question"), per_item
-    units = seg.count
-    processed = processed_units(units, size=size, overlap=overlap)
+    processed = chunking.processed
     if processed > MAX_RETRIEVAL_UNITS:
         return Retrieval(
             questions=len(asked),
@@ -231,8 +230,9 @@ def retrieve(
                 " limit: raise the size or lower the overlap"
             ),
         ), per_item
-    windows = list(iter_spans(units, size=size, overlap=overlap))
-    spans = [seg.char_span(start, end) for start, end in windows]
+    windows = list(zip(chunking.unit_starts, chunking.unit_ends, strict=True))
+    lengths_of = chunking.lengths
+    spans = chunking.spans()
     queries = {i: terms(items[i].question or "") for i in asked}
     index = ChunkIndex(term_index(text), spans, {t for q in queries.values() for t in q})
     pairs = sum(index.pairs(queries[i]) for i in asked)
@@ -252,7 +252,7 @@ def retrieve(
         whole, touches = ranges[i]
         rank_whole = ranking.rank_of(*whole) if whole is not None else None
         chosen = sorted(ranking.top(top_k))
-        lengths = sum(windows[k][1] - windows[k][0] for k in chosen)
+        lengths = sum(lengths_of[k] for k in chosen)
         union = reach = 0
         for k in chosen:  # windows in index order start in order: merge as we go
             start, end = windows[k]
@@ -329,7 +329,7 @@ def _check(
         else None
     )
     retrieval, questions = retrieve(
-        text, seg, items, ranges, unit=params.unit, size=size, overlap=overlap, top_k=top_k
+        text, chunking_of(text, params), items, ranges, unit=params.unit, top_k=top_k
     )
     results = tuple(
         ItemResult(
