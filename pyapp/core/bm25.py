@@ -49,7 +49,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, repeat
-from operator import add, and_, eq, gt, lt, mul, neg, not_, sub, truediv
+from operator import add, and_, eq, gt, itemgetter, lt, mul, neg, not_, sub, truediv
 from typing import Final
 
 from .cache import per_text
@@ -200,17 +200,19 @@ class ChunkIndex:
     ) -> None:
         text, starts, ends = index.text, index.starts, index.ends
         n = self.chunks = len(spans)
-        firsts = [cs for cs, _ in spans]
-        lasts = [ce for _, ce in spans]
+        firsts = list(map(itemgetter(0), spans))
+        lasts = list(map(itemgetter(1), spans))
         # Chunk k meets terms [los[k], his[k]): the first ending after its start, up to
         # the first starting at or after its end. Both lists never decrease.
         los = list(map(bisect_right, repeat(ends, n), firsts))
         his = list(map(bisect_left, repeat(starts, n), lasts))
         self.lengths = lengths = list(map(sub, his, los))
         counts = {term: self._whole(index, term, firsts, lasts) for term in vocabulary}
+        cut: dict[str, list[int]] = {}
         for k, part in self._cut_parts(text, starts, ends, firsts, lasts, los, his, vocabulary):
-            tally = counts[part]
-            tally[k] = tally.get(k, 0) + 1
+            cut.setdefault(part, []).append(k)
+        for part, chunks in cut.items():
+            counts[part].update(chunks)
         norms = _norms(lengths)
         self._sparse: dict[str, tuple[list[int], list[float]]] = {}
         self._dense: dict[str, list[float]] = {}
@@ -260,25 +262,23 @@ class ChunkIndex:
         cut_first = list(map(lt, map(head.__getitem__, los), firsts))
         cut_last = list(map(gt, map(tail.__getitem__, his), lasts))
         # The first term's part: from the chunk's start to the term's end or the chunk's.
-        chunks = list(compress(range(n), cut_first))
         stops = map(
             min, map(ends.__getitem__, compress(los, cut_first)), compress(lasts, cut_first)
         )
-        parts = map(
-            str.lower, map(text.__getitem__, map(slice, compress(firsts, cut_first), stops))
-        )
+        cuts = map(slice, compress(firsts, cut_first), stops)
+        parts = list(map(str.lower, map(text.__getitem__, cuts)))
         wanted = list(map(vocabulary.__contains__, parts))
-        for k in compress(chunks, wanted):
-            yield k, text[firsts[k] : min(ends[los[k]], lasts[k])].lower()
+        chunks = compress(compress(range(n), cut_first), wanted)
+        yield from zip(chunks, compress(parts, wanted), strict=True)
         # The last term's part, unless it is the first term and counted just now.
         alone = map(eq, map(sub, his, repeat(1)), los)
         own = list(map(and_, cut_last, map(not_, map(and_, alone, cut_first))))
-        chunks = list(compress(range(n), own))
         begins = map(starts.__getitem__, map(sub, compress(his, own), repeat(1)))
-        parts = map(str.lower, map(text.__getitem__, map(slice, begins, compress(lasts, own))))
+        cuts = map(slice, begins, compress(lasts, own))
+        parts = list(map(str.lower, map(text.__getitem__, cuts)))
         wanted = list(map(vocabulary.__contains__, parts))
-        for k in compress(chunks, wanted):
-            yield k, text[starts[his[k] - 1] : lasts[k]].lower()
+        chunks = compress(compress(range(n), own), wanted)
+        yield from zip(chunks, compress(parts, wanted), strict=True)
 
     def scores(self, query: Sequence[str]) -> list[float]:
         """Every chunk's score for ``query`` (its terms, from :func:`terms`). Each
@@ -311,10 +311,13 @@ class ChunkIndex:
         the same scores, summed in the same order."""
         if self.pairs(query) == self.chunks and self.chunks:
             return Ranking(full=self.scores(query))
-        found: dict[int, float] = {}
+        held = [self._sparse[term] for term in query if term in self._sparse]
+        if not held:
+            return Ranking(found={})
+        # The first term's weights are its chunks' scores (0.0 + w is w), taken at C speed.
+        found = dict(zip(*held[0], strict=True))
         get = found.get
-        for term in query:
-            chunks, weights = self._sparse.get(term, ((), ()))
+        for chunks, weights in held[1:]:
             for k, weight in zip(chunks, weights, strict=True):
                 found[k] = get(k, 0.0) + weight
         return Ranking(found=found)
@@ -361,8 +364,12 @@ def top(scores: Sequence[float], k: int) -> list[int]:
     >>> top([0.5, 0.0, 2.0, 0.5], 3)
     [2, 0, 3]
     """
-    best = heapq.nlargest(k, zip(scores, range(0, -len(scores), -1), strict=True))
-    return [-negative for score, negative in best if score > 0]
+    if k <= 0 or not scores:
+        return []
+    # The k-th best score, then every chunk at least as good (ties too), in C.
+    least = max(heapq.nlargest(k, scores)[-1], math.ulp(0))  # a 0 is not retrieved
+    chosen = compress(range(len(scores)), map(least.__le__, scores))
+    return sorted(chosen, key=lambda i: -scores[i])[:k]
 
 
 def rank_of(scores: Sequence[float], first: int, last: int) -> int | None:
