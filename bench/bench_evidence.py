@@ -92,7 +92,7 @@ def rows(repeat: int) -> tuple[float, float, list[tuple[str, float, str]]]:
 
         out.append((f"read {label}", best(read, repeat), ""))
         old = best(lambda q=quotes: per_quote_search(text, q), 1)  # type: ignore[misc]
-        out.append((f"  the same, one search per quote (before)", old, ""))
+        out.append(("the same, one search per quote (before)", old, ""))
     for unit, size, overlap, asked in (
         ("word", 40, 8, 2000),
         ("word", 512, 64, 2000),
