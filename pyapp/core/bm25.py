@@ -179,8 +179,9 @@ def bm25_scores(documents: Sequence[Sequence[str]], query: Sequence[str]) -> lis
 
 
 class ChunkIndex:
-    """BM25 over chunks given as code-point spans of one text, for a fixed set of
-    question terms (``vocabulary``): only those terms' frequencies are counted.
+    """BM25 over chunks given as code-point spans of one text, in order (their starts,
+    and their ends, never decrease), for a fixed set of question terms
+    (``vocabulary``): only those terms' frequencies are counted.
 
     A chunk's terms are the text's terms inside its span, where a term cut by either
     edge of the span is the cut part (lower-cased on its own). The text's terms and
@@ -256,8 +257,7 @@ class ChunkIndex:
         before the chunk, its last when it ends after it; one term cut by both edges
         is one part."""
         n = len(firsts)
-        beyond = max(len(text), 0) + 1
-        head = [*starts, beyond]  # head[lo]: where the chunk's first term starts
+        head = [*starts, len(text) + 1]  # head[lo]: where the chunk's first term starts
         tail = [-1, *ends]  # tail[hi]: where its last term ends
         cut_first = list(map(lt, map(head.__getitem__, los), firsts))
         cut_last = list(map(gt, map(tail.__getitem__, his), lasts))
