@@ -20,7 +20,8 @@ Two backends produce identical ids (the tests prove it on a varied corpus and on
 every code point):
 
 * ``"tiktoken"``: the real tiktoken (Rust) for the BPE encodings. The default
-  natively. WordPiece has no native backend here: its pure path is fast enough and
+  natively. A long whitespace run is merged outside tiktoken's regex, which
+  overflows its stack on one (:mod:`._runs`). WordPiece has no native backend here: its pure path is fast enough and
   keeps ``tokenizers`` out of the runtime dependencies (it is a test dependency).
 * ``"pure"``: the pre-tokenizers of :mod:`._pretokenize`, the merge of :mod:`._bpe`,
   the normalizers of :mod:`._normalize` and :mod:`.wordpiece`. The default under
@@ -357,14 +358,15 @@ def _build_tiktoken(name: str, ranks: dict[bytes, int]) -> Callable[[str], list[
             f"the tiktoken backend is not available ({exc}): install tiktoken==0.14.0"
             " or use the pure backend",
         ) from exc
+    from ._runs import bounded_encode
+
     encoding = tiktoken.Encoding(
         name,
         pat_str=PATTERNS[name],
         mergeable_ranks=ranks,
         special_tokens=SPECIAL_TOKENS.get(name, {}),
     )
-    encode: Callable[[str], list[int]] = encoding.encode_ordinary
-    return encode
+    return bounded_encode(encoding, name)  # long whitespace runs never reach its regex
 
 
 def _build_pure(name: str, ranks: dict[bytes, int]) -> Callable[[str], list[int]]:

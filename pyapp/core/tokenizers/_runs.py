@@ -1,0 +1,132 @@
+"""Long whitespace runs taken out of tiktoken's regex, cut where the pattern cuts them.
+
+tiktoken 0.14 runs each pattern with fancy-regex, whose backtracking stack holds
+one entry per character that ``\\s+(?!\\S)`` consumes and is capped at a million:
+a run of about 1,000,000 spaces or tabs (no line break) makes it panic
+(``PanicException: StackOverflow``, a ``BaseException``). The line-break branch
+(``\\s*[\\r\\n]+``) and cl100k_base's possessive ``\\s++$`` need no stack.
+
+:func:`bounded_encode` finds every whitespace run longer than ``longest_run``
+characters and works out, from the pattern, the one piece of it that would reach
+``\\s+(?!\\S)`` (or cl100k_base's ``\\s++$``). That piece is merged by itself
+(tiktoken's ``encode_single_piece``: the same merge the regex's pieces get) and the
+text around it goes to ``encode_ordinary``. The cuts are where the pattern puts
+piece boundaries anyway, and each side is pre-tokenized as it would be in the
+whole text, so the ids are the same. For a maximal whitespace run ``[a, b)``:
+
+* **After the last line break** ``L`` in the run (``L + 1``, when it is inside the
+  run): the line-break branch, or a punctuation piece's ``[\\r\\n]*`` tail, ends
+  exactly there, in the whole text and in the text cut there.
+* **At the run's start** ``a`` when the run holds no line break: no piece takes a
+  trailing space or tab, and ``text[a - 1]`` is not whitespace, so nothing before
+  ``a`` looks past it.
+* **Before the run's last character** ``b - 1`` when text follows: ``\\s+(?!\\S)``
+  leaves that character to the next piece (a word or punctuation may take it).
+  Cut there, the piece before matches the end of the text instead, with the
+  same extent.
+* **cl100k_base at the end of the text**: ``\\s++$`` takes the whole run from its
+  start, or from after the line breaks a punctuation piece took (``[\\r\\n]*+``,
+  when ``text[a - 1]`` is punctuation: in cl100k_base no word ends in a mark).
+
+The parity tests compare this with tiktoken itself (with ``longest_run`` lowered to
+a few characters, so tiktoken can run the same texts whole) and with the pure
+pre-tokenizer, on every encoding.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Final
+
+from ._tables import bpe_classes, bpe_atom
+
+if TYPE_CHECKING:
+    import tiktoken
+
+__all__ = ["LONGEST_RUN", "bounded_encode", "long_pieces"]
+
+#: Whitespace runs up to this many characters go to tiktoken's regex as they are
+#: (it overflows at about 1,000,000).
+LONGEST_RUN: Final = 1 << 12
+
+
+@functools.cache
+def _whitespace_class() -> str:
+    """``[...]`` of the code points tiktoken's ``\\s`` matches (from the table)."""
+    classes = bpe_classes()
+    ranges: list[tuple[int, int]] = []
+    bounds = [*classes.starts, 0x110000]
+    for i, atom in enumerate(classes.values):
+        if classes.holds(atom, "S"):
+            ranges.append((bounds[i], bounds[i + 1] - 1))
+    return "[" + "".join(f"{re.escape(chr(lo))}-{re.escape(chr(hi))}" for lo, hi in ranges) + "]"
+
+
+def _punctuation(char: str) -> bool:
+    """``[^\\s\\p{L}\\p{N}]``, by the table."""
+    classes = bpe_classes()
+    atom = bpe_atom(ord(char))
+    return not (classes.holds(atom, "S") or classes.holds(atom, "L") or classes.holds(atom, "N"))
+
+
+@functools.cache
+def _long_runs(longest_run: int) -> Callable[[str], Iterator[re.Match[str]]]:
+    return re.compile(f"{_whitespace_class()}{{{longest_run + 1},}}").finditer
+
+
+def long_pieces(name: str, text: str, *, longest_run: int = LONGEST_RUN) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each piece of ``text``, under ``name``'s pattern, made of
+    more than ``longest_run`` whitespace characters with no line break after its
+    first (the pieces tiktoken's regex cannot match), in order.
+
+    >>> list(long_pieces("o200k_base", "a" + " " * 9 + "b", longest_run=4))
+    [(1, 9)]
+    >>> list(long_pieces("o200k_base", "a\\n" + " " * 9, longest_run=4))
+    [(2, 11)]
+    >>> list(long_pieces("cl100k_base", "a\\n" + " " * 9, longest_run=4))
+    [(1, 11)]
+    """
+    size = len(text)
+    for run in _long_runs(longest_run)(text):
+        a, b = run.span()
+        if name == "cl100k_base" and b == size:
+            start = a
+            if a and _punctuation(text[a - 1]):  # its [\r\n]*+ takes the leading line breaks
+                while start < b and text[start] in "\r\n":
+                    start += 1
+            end = b
+        else:
+            last_break = max(text.rfind("\n", a, b), text.rfind("\r", a, b))
+            start = last_break + 1 if last_break >= 0 else a
+            end = b if b == size else b - 1
+        if end - start > longest_run:
+            yield start, end
+
+
+def bounded_encode(
+    encoding: tiktoken.Encoding, name: str, *, longest_run: int = LONGEST_RUN
+) -> Callable[[str], list[int]]:
+    """``encoding.encode_ordinary``, with every long whitespace piece (:func:`long_pieces`)
+    merged by itself instead of reaching the regex."""
+    encode = encoding.encode_ordinary
+    single: Callable[[bytes], list[int]] = encoding._encode_single_piece
+
+    def encode_bounded(text: str) -> list[int]:
+        if len(text) <= longest_run:
+            return encode(text)
+        out: list[int] = []
+        pos = 0
+        for start, end in long_pieces(name, text, longest_run=longest_run):
+            if pos < start:
+                out += encode(text[pos:start])
+            out += single(text[start:end].encode("utf-8"))
+            pos = end
+        if not pos:
+            return encode(text)
+        if pos < len(text):
+            out += encode(text[pos:])
+        return out
+
+    return encode_bounded
