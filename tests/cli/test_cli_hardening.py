@@ -183,3 +183,23 @@ def test_the_cli_says_on_stderr_when_a_cap_withholds_the_chunks() -> None:
     assert "300 chunks is over the cap of 256" in err and "--no-caps" in err
     lifted = pyapp("chunk", "-", "--size", "1", "--no-caps", stdin=b"w " * 300)
     assert lifted.stderr == b""
+
+
+@pytest.mark.parametrize("after", ["", "word"])
+def test_a_million_spaces_are_chunked_in_tokens_with_exit_0(after: str) -> None:
+    """tiktoken alone panics on a run this long. o200k_base has one token for 128
+    spaces: 10**6 = 7,812 x 128 + 64 (7,813 tokens); with a word after (the limit is
+    10**6 bytes) 999,995 spaces are 7,812 x 128 + 59, and " word" one more."""
+    done = pyapp(
+        "chunk",
+        "-",
+        "--unit",
+        "token",
+        "--size",
+        "512",
+        stdin=(" " * (10**6 - len(after)) + after).encode(),
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    summary = json.loads(done.stdout)["summary"]
+    assert summary["units"] == (7813 if not after else 7814)
+    assert summary["input_chars"] == 10**6

@@ -75,7 +75,10 @@ def _shapes(size: int) -> dict[str, str]:
         "spaces_alone": " " * size,
         "tabs_after_a_word_then_punctuation": "a" + "\t" * size + "!",
         "line_break_then_spaces_then_a_word": "end.\n" + " " * size + "x",
-        "mixed_with_line_breaks_then_text": "a" + "\n \t" * (size // 6) + " \t\u3000" * (size // 6) + "b",
+        "mixed_with_line_breaks_then_text": "a"
+        + "\n \t" * (size // 6)
+        + " \t\u3000" * (size // 6)
+        + "b",
         "punctuation_line_breaks_then_spaces": "!" + "\n" * 3 + "\xa0" * size,
         "line_breaks_alone_after_a_word": "x" + "\r\n" * (size // 2),
     }

@@ -21,8 +21,9 @@ every code point):
 
 * ``"tiktoken"``: the real tiktoken (Rust) for the BPE encodings. The default
   natively. A long whitespace run is merged outside tiktoken's regex, which
-  overflows its stack on one (:mod:`._runs`). WordPiece has no native backend here: its pure path is fast enough and
-  keeps ``tokenizers`` out of the runtime dependencies (it is a test dependency).
+  overflows its stack on one (:mod:`._runs`). WordPiece has no native backend
+  here: its pure path is fast enough and keeps ``tokenizers`` out of the runtime
+  dependencies (it is a test dependency).
 * ``"pure"``: the pre-tokenizers of :mod:`._pretokenize`, the merge of :mod:`._bpe`,
   the normalizers of :mod:`._normalize` and :mod:`.wordpiece`. The default under
   Pyodide (``sys.platform == "emscripten"``). Every character class comes from the

@@ -40,7 +40,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Final
 
-from ._tables import bpe_classes, bpe_atom
+from ._tables import bpe_atom, bpe_classes
 
 if TYPE_CHECKING:
     import tiktoken
@@ -76,7 +76,9 @@ def _long_runs(longest_run: int) -> Callable[[str], Iterator[re.Match[str]]]:
     return re.compile(f"{_whitespace_class()}{{{longest_run + 1},}}").finditer
 
 
-def long_pieces(name: str, text: str, *, longest_run: int = LONGEST_RUN) -> Iterator[tuple[int, int]]:
+def long_pieces(
+    name: str, text: str, *, longest_run: int = LONGEST_RUN
+) -> Iterator[tuple[int, int]]:
     """``(start, end)`` of each piece of ``text``, under ``name``'s pattern, made of
     more than ``longest_run`` whitespace characters with no line break after its
     first (the pieces tiktoken's regex cannot match), in order.
