@@ -187,3 +187,49 @@ def test_the_tokenizer_is_built_once_per_worker_not_per_document(
     dask = count_corpus(paths, PARAMS, engine="dask", scheduler=scheduler, part_bytes=100)
     # The in-process cluster's worker shares this process, so it built nothing more.
     assert dask.totals.documents == local.totals.documents and built == ["o200k_base"]
+
+
+class _Panic(BaseException):
+    """Like pyo3's PanicException: a BaseException that is not an Exception."""
+
+
+@pytest.mark.parametrize("engine", ["local", "dask"])
+def test_a_document_the_tokenizer_fails_on_is_listed_and_the_others_count(
+    tmp_path: Path, scheduler: str, engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = counting_module._token_counter
+
+    def failing(encoding: str) -> Any:
+        count = real(encoding)
+
+        def counter(text: str) -> int:
+            if "PANIC" in text:
+                raise _Panic("called `Result::unwrap()` on an `Err` value")
+            return count(text)
+
+        return counter
+
+    monkeypatch.setattr(counting_module, "_token_counter", failing)
+    monkeypatch.setattr(counting_module, "_built", {})
+    (tmp_path / "a.txt").write_text("one two three")
+    (tmp_path / "b.txt").write_text("a PANIC here")
+    (tmp_path / "c.txt").write_text("four five")
+    options: dict[str, Any] = {"scheduler": scheduler} if engine == "dask" else {"workers": 1}
+    result = count_corpus([str(tmp_path)], PARAMS, engine=engine, **options)
+    assert result.totals.documents == 2 and result.totals.errors_total == 1
+    (error,) = result.totals.errors
+    assert error.where.path.endswith("b.txt") and "_Panic" in error.reason
+
+
+@pytest.mark.parametrize("engine", ["local", "dask"])
+def test_a_document_of_a_million_spaces_is_counted_with_the_others(
+    tmp_path: Path, scheduler: str, engine: str
+) -> None:
+    """tiktoken alone panics on it; o200k_base has one token for 128 spaces, and the
+    last space goes with the word: 7,813 + 1 tokens, and 2 for "one two"."""
+    (tmp_path / "spaces.txt").write_text(" " * 10**6 + "x")
+    (tmp_path / "words.txt").write_text("one two")
+    options: dict[str, Any] = {"scheduler": scheduler} if engine == "dask" else {"workers": 1}
+    result = count_corpus([str(tmp_path)], PARAMS, engine=engine, **options)
+    assert result.totals.errors_total == 0
+    assert result.totals.documents == 2 and result.totals.units == 7814 + 2

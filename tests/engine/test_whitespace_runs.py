@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from pyapp.core.tokenizers import PAT_STR, get_tokenizer, load_ranks
 from pyapp.core.tokenizers._pretokenize import pieces
-from pyapp.core.tokenizers._runs import LONGEST_RUN, bounded_encode, long_pieces
+from pyapp.core.tokenizers._runs import LONGEST_RUN, bounded_count, bounded_encode, long_pieces
 
 BPE = ["o200k_base", "cl100k_base", "llama3", "qwen2", "tekken"]
 
@@ -54,6 +54,7 @@ def test_cut_at_a_few_characters_every_encoding_gives_tiktokens_ids_and_the_pure
     for name in BPE:
         whole = plain_tiktoken(name).encode_ordinary(text)
         assert bounded_encode(plain_tiktoken(name), name, longest_run=2)(text) == whole, name
+        assert bounded_count(plain_tiktoken(name), name, longest_run=2)(text) == len(whole)
         assert pure_pieces_merged_natively(name, text) == whole, name
 
 
@@ -95,6 +96,7 @@ def test_runs_of_a_hundred_thousand_give_tiktokens_ids_on_the_native_backend(nam
     for label, text in _shapes(100_000).items():
         whole = [i + offset for i in raw.encode_ordinary(text)]
         assert native.encode(text) == whole, label
+        assert native.count(text) == len(whole), label
         assert [i + offset for i in pure_pieces_merged_natively(name, text)] == whole, label
 
 

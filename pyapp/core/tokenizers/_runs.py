@@ -45,7 +45,7 @@ from ._tables import bpe_atom, bpe_classes
 if TYPE_CHECKING:
     import tiktoken
 
-__all__ = ["LONGEST_RUN", "bounded_encode", "long_pieces"]
+__all__ = ["LONGEST_RUN", "bounded_count", "bounded_encode", "long_pieces"]
 
 #: Whitespace runs up to this many characters go to tiktoken's regex as they are
 #: (it overflows at about 1,000,000).
@@ -107,6 +107,19 @@ def long_pieces(
             yield start, end
 
 
+def _segments(name: str, text: str, longest_run: int) -> Iterator[tuple[int, int, bool]]:
+    """``(start, end, alone)`` covering ``text`` in order: ``alone`` for a long
+    whitespace piece (merged by itself), else text for ``encode_ordinary``."""
+    pos = 0
+    for start, end in long_pieces(name, text, longest_run=longest_run):
+        if pos < start:
+            yield pos, start, False
+        yield start, end, True
+        pos = end
+    if pos < len(text):
+        yield pos, len(text), False
+
+
 def bounded_encode(
     encoding: tiktoken.Encoding, name: str, *, longest_run: int = LONGEST_RUN
 ) -> Callable[[str], list[int]]:
@@ -119,16 +132,33 @@ def bounded_encode(
         if len(text) <= longest_run:
             return encode(text)
         out: list[int] = []
-        pos = 0
-        for start, end in long_pieces(name, text, longest_run=longest_run):
-            if pos < start:
-                out += encode(text[pos:start])
-            out += single(text[start:end].encode("utf-8"))
-            pos = end
-        if not pos:
-            return encode(text)
-        if pos < len(text):
-            out += encode(text[pos:])
+        for start, end, alone in _segments(name, text, longest_run):
+            piece = text[start:end]
+            out += single(piece.encode("utf-8")) if alone else encode(piece)
         return out
 
     return encode_bounded
+
+
+def bounded_count(
+    encoding: tiktoken.Encoding, name: str, *, longest_run: int = LONGEST_RUN
+) -> Callable[[str], int]:
+    """``len(bounded_encode(...)(text))`` without a list of ids: tiktoken's 4-byte
+    buffer (a 64 MiB document would otherwise hold millions of int objects)."""
+    single: Callable[[bytes], list[int]] = encoding._encode_single_piece
+    to_buffer = encoding._core_bpe.encode_to_tiktoken_buffer
+    no_special: frozenset[str] = frozenset()
+
+    def ordinary(text: str) -> int:
+        # With no special token allowed, special-token text is ordinary text.
+        return memoryview(to_buffer(text, no_special)).nbytes // 4
+
+    def count_bounded(text: str) -> int:
+        if len(text) <= longest_run:
+            return ordinary(text)
+        return sum(
+            len(single(text[start:end].encode("utf-8"))) if alone else ordinary(text[start:end])
+            for start, end, alone in _segments(name, text, longest_run)
+        )
+
+    return count_bounded
