@@ -12,24 +12,18 @@
   a value over the limit is listed, never converted to a Python string.
 * ``.gz`` files are decompressed as they are read, with the same bounds.
 
-A local path is opened without blocking and checked to be a regular file before
-a byte is read, so a FIFO that appeared after the listing cannot hang a worker.
+Files are opened by :func:`~.files.open_binary`, which never blocks on a FIFO.
 """
 
 from __future__ import annotations
 
-import errno
 import gzip
-import io
-import os
-import stat
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import IO, Any, Final
 
 from .accumulator import Accumulator, Item, Problem, Raw, Settings, Where, accumulate, shown_id
-from .sources import PARQUET_INSTALL, Part, Piece, is_url, not_regular, os_reason
+from .files import PARQUET_INSTALL, NotRegular, Part, Piece, open_binary, os_reason
 
 __all__ = ["count_part", "open_binary", "read_piece"]
 
@@ -40,44 +34,6 @@ _STEP: Final = 1 << 20
 #: Parquet rows converted to Python strings at a time (fewer when values are large).
 _ROWS: Final = 1024
 _BATCH_TEXT_BYTES: Final = 16 << 20
-
-
-class NotRegular(OSError):
-    """A local path that is not a regular file."""
-
-
-@contextmanager
-def open_binary(piece: Piece) -> Iterator[IO[bytes]]:
-    """The piece's file, opened for reading bytes (decompressed if gzipped)."""
-    if is_url(piece.path):
-        from fsspec.core import url_to_fs
-
-        fs, path = url_to_fs(piece.path)
-        if "memory" in fs.protocol:
-            # fsspec's memory file system gives every reader the same file object (one
-            # position for all threads): read a private copy, the bytes are in memory anyway.
-            raw: IO[bytes] = io.BytesIO(fs.cat_file(path))
-        else:
-            raw = fs.open(path, "rb")
-    else:
-        fd = os.open(piece.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        try:
-            mode = os.fstat(fd).st_mode
-            if not stat.S_ISREG(mode):
-                raise NotRegular(errno.EINVAL, not_regular(mode))
-            os.set_blocking(fd, True)
-            raw = os.fdopen(fd, "rb")
-        except BaseException:
-            os.close(fd)
-            raise
-    try:
-        if piece.gz:
-            with gzip.GzipFile(fileobj=raw, mode="rb") as unzipped:
-                yield unzipped  # type: ignore[misc]  # GzipFile is an IO[bytes]
-        else:
-            yield raw
-    finally:
-        raw.close()
 
 
 def _too_big(settings: Settings, size: int | None = None) -> str:
@@ -114,6 +70,7 @@ def _read_at_most(handle: IO[bytes], most: int, *, hint: int | None) -> bytes:
     """Up to ``most`` bytes. (``read(most)`` would set aside ``most`` bytes for every
     small file.) Reads the expected size (``hint``) at once, else steps of a megabyte.
 
+    >>> import io
     >>> _read_at_most(io.BytesIO(b"abcdef"), 4, hint=None)
     b'abcd'
     >>> _read_at_most(io.BytesIO(b"ab"), 9, hint=3)
