@@ -14,15 +14,17 @@ import io
 import os
 import re
 import stat
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import IO, Final, Literal
+from typing import IO, Any, Final, Literal
 
 from ...paths import shown_path
 
 __all__ = [
     "PARQUET_INSTALL",
+    "GzipMembers",
     "Kind",
     "NotRegular",
     "Part",
@@ -38,6 +40,10 @@ Kind = Literal["text", "jsonl", "parquet"]
 
 PARQUET_INSTALL: Final = "pip install 'pyapp[dask]' (or pyarrow)"
 _URL: Final = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_GZIP_MAGIC: Final = b"\x1f\x8b"
+#: Compressed bytes read, and decompressed bytes made, at a time.
+_GZIP_STEP: Final = 1 << 16
+_GZIP_BUFFER: Final = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,9 +135,76 @@ def open_binary(piece: Piece) -> Iterator[IO[bytes]]:
             raise
     try:
         if piece.gz:
-            with gzip.GzipFile(fileobj=raw, mode="rb") as unzipped:
-                yield unzipped  # type: ignore[misc]  # GzipFile is an IO[bytes]
+            with io.BufferedReader(GzipMembers(raw), buffer_size=_GZIP_BUFFER) as unzipped:
+                yield unzipped
         else:
             yield raw
     finally:
         raw.close()
+
+
+class GzipMembers(io.RawIOBase):
+    """The decompressed bytes of every gzip member of ``raw``, one after another
+    (as ``gzip`` reads them). Bytes after the last member that do not begin another
+    are not an error: they are read past, and counted in :attr:`ignored` (zeros
+    alone, a common padding, are ignored silently, as ``gzip`` does).
+
+    >>> import gzip
+    >>> data = gzip.compress(b"one ") + gzip.compress(b"two") + b"junk"
+    >>> members = GzipMembers(io.BytesIO(data))
+    >>> io.BufferedReader(members).read(), members.members, members.ignored
+    (b'one two', 2, 4)
+    """
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self._raw = raw
+        self._unpack: Any = None  # between members
+        self._input = b""
+        self._out = b""
+        self._done = False
+        self.members = 0
+        self.ignored = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._out and not self._done:
+            self._step()
+        n = min(len(buffer), len(self._out))
+        buffer[:n] = self._out[:n]
+        self._out = self._out[n:]
+        return n
+
+    def _read(self) -> bytes:
+        return self._raw.read(_GZIP_STEP) or b""
+
+    def _step(self) -> None:
+        if self._unpack is None:
+            while len(self._input) < len(_GZIP_MAGIC) and (more := self._read()):
+                self._input += more
+            if self._input.startswith(_GZIP_MAGIC):
+                self._unpack = zlib.decompressobj(zlib.MAX_WBITS | 16)
+            elif self.members == 0:
+                raise gzip.BadGzipFile(f"Not a gzipped file ({self._input[:2]!r})")
+            else:
+                self._trailing()
+                return
+        data = self._input or self._read()
+        if not data:
+            raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+        self._out = self._unpack.decompress(data, _GZIP_STEP)
+        self._input = self._unpack.unconsumed_tail
+        if self._unpack.eof:
+            self._input = self._unpack.unused_data + self._input
+            self._unpack = None
+            self.members += 1
+
+    def _trailing(self) -> None:
+        count, zeros = len(self._input), not self._input.strip(b"\0")
+        while more := self._read():
+            count += len(more)
+            zeros = zeros and not more.strip(b"\0")
+        self.ignored = 0 if zeros else count
+        self._input = b""
+        self._done = True

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from typing import IO, Any, Final
 
 from .accumulator import Accumulator, Item, Problem, Raw, Settings, Where, accumulate, shown_id
-from .files import PARQUET_INSTALL, NotRegular, Part, Piece, open_binary, os_reason
+from .files import PARQUET_INSTALL, GzipMembers, NotRegular, Part, Piece, open_binary, os_reason
 
 __all__ = ["count_part", "open_binary", "read_piece"]
 
@@ -269,6 +269,14 @@ def read_piece(
                 yield from _jsonl(piece, handle, settings, lines)
             else:
                 yield from _parquet(piece, handle, settings)
+            members = getattr(handle, "raw", None)
+            if isinstance(members, GzipMembers) and members.ignored:
+                yield Problem(
+                    Where(piece.shown),
+                    f"{members.ignored:,} bytes after the gzip data were ignored (they do not"
+                    f" begin another gzip member); the {members.members} member(s) before them"
+                    " were read",
+                )
     except Exception as exc:  # OSError, gzip's, or a reader library's own (Parquet, a URL backend)
         reason = _reason(exc)
         if piece.start > 0:  # one range of a split file: say which
