@@ -122,6 +122,10 @@ def _workers(engine: str, workers: int | None, scheduler: str | None) -> int:
         raise InputError("engine", f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     if scheduler is not None and engine != "dask":
         raise InputError("scheduler", "--scheduler needs --engine dask")
+    if scheduler is not None:
+        from .dask_cluster import check_scheduler
+
+        check_scheduler(scheduler)
     return workers if workers is not None else usable_cores()
 
 

@@ -31,13 +31,54 @@ from .readers import count_part
 from .signals import signals_held
 from .sources import Part
 
-__all__ = ["DASK_INSTALL", "DaskCluster", "dask_available"]
+__all__ = ["DASK_INSTALL", "DaskCluster", "check_scheduler", "dask_available"]
 
 DASK_INSTALL: Final = "pip install 'pyapp[dask]'"
 #: Seconds to wait for a scheduler to answer before saying it cannot be reached.
 CONNECT_SECONDS: Final = 10
 
 _LOGGERS: Final = ("distributed", "tornado", "asyncio")
+#: Schemes of a scheduler another process can reach, each ``scheme://HOST:PORT``.
+_SCHEMES: Final = ("tcp", "tls", "ws", "wss", "ucx")
+
+
+def check_scheduler(address: str) -> None:
+    """Refuses at once an address no client could connect to (before a ``Client``
+    exists: a client that fails while parsing its address takes 20 s to be
+    collected, and prints a traceback when it is).
+
+    >>> check_scheduler("tcp://10.0.0.5:8786")
+    >>> try:
+    ...     check_scheduler("inproc://x")
+    ... except InputError as exc:
+    ...     print(exc.message[:61])
+    --scheduler 'inproc://x' names a scheduler inside one process
+    """
+    shown = repr(address[:60])
+    if not address.strip():
+        raise InputError("scheduler", "--scheduler is empty: give tcp://HOST:PORT")
+    scheme, _, location = address.rpartition("://") if "://" in address else ("tcp", "", address)
+    if scheme == "inproc":
+        raise InputError(
+            "scheduler",
+            f"--scheduler {shown} names a scheduler inside one process: give its tcp://HOST:PORT",
+        )
+    if scheme not in _SCHEMES:
+        raise InputError(
+            "scheduler",
+            f"--scheduler {shown} has an unknown scheme {scheme!r}: use"
+            f" {', '.join(s + '://' for s in _SCHEMES)} followed by HOST:PORT",
+        )
+    try:
+        from distributed.comm.addressing import parse_host_port
+
+        parse_host_port(location)
+    except ImportError:
+        return  # the engine says Dask is missing
+    except (ValueError, TypeError) as exc:
+        raise InputError(
+            "scheduler", f"--scheduler {shown} is not an address ({exc}): give {scheme}://HOST:PORT"
+        ) from None
 
 
 def dask_available() -> bool:
