@@ -233,3 +233,44 @@ def test_a_document_of_a_million_spaces_is_counted_with_the_others(
     result = count_corpus([str(tmp_path)], PARAMS, engine=engine, **options)
     assert result.totals.errors_total == 0
     assert result.totals.documents == 2 and result.totals.units == 7814 + 2
+
+
+def test_the_dask_bar_says_what_the_cluster_is_doing_then_counts_parts(
+    files: Path, scheduler: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = [str(files / "folder"), str(files / "records.jsonl")]
+    count_corpus(paths, PARAMS, engine="dask", scheduler=scheduler, progress=True, part_bytes=100)
+    err = capsys.readouterr().err
+    assert f"corpus (dask): connecting to the scheduler at {scheduler}" in err
+    assert "corpus (dask): loading the tokenizer on every worker" in err
+    assert "0/" in err and "parts" in err  # the count of parts done, from 0
+
+
+def test_a_local_dask_cluster_says_it_is_starting(
+    files: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    count_corpus([str(files / "folder")], PARAMS, engine="dask", workers=1, progress=True)
+    err = capsys.readouterr().err
+    assert "corpus (dask): starting a local cluster of 1 worker process" in err
+    assert err.index("starting a local cluster") < err.index("loading the tokenizer")
+
+
+def test_the_dask_bar_is_drawn_again_each_tick_in_which_no_part_finished(
+    files: Path, scheduler: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No clock: the first three waits are made to time out, as a long part would."""
+    from pyapp.planning.corpus import dask_cluster
+
+    real = dask_cluster._next
+    timeouts = iter(range(3))
+
+    def slow(finished: Any) -> Any:
+        if next(timeouts, None) is not None:
+            raise TimeoutError
+        return real(finished)
+
+    monkeypatch.setattr(dask_cluster, "_next", slow)
+    paths = [str(files / "folder")]
+    count_corpus(paths, PARAMS, engine="dask", scheduler=scheduler, progress=True)
+    frames = capsys.readouterr().err.split("\r")
+    assert sum("0/1 parts" in frame for frame in frames) >= 1 + 3  # drawn, then once a tick
