@@ -126,3 +126,18 @@ def test_a_million_whitespace_characters_are_counted_as_the_pure_pieces_say(
     if text.endswith("x"):  # the hazard is real: tiktoken alone panics on it
         with pytest.raises(BaseException, match="StackOverflow"):
             plain_tiktoken(name).encode_ordinary(text)
+
+
+@given(_runs, st.integers(min_value=1, max_value=6))
+def test_long_runs_are_found_from_samples_as_a_full_scan_finds_them(
+    runs: list[tuple[str, int]], longest_run: int
+) -> None:
+    """The scan looks at every (longest_run + 1)-th character first; the reference
+    scans every character."""
+    import re
+
+    from pyapp.core.tokenizers._runs import _long_runs, _whitespace_class
+
+    text = "".join(char * count for char, count in runs)
+    full = re.finditer(f"{_whitespace_class()}{{{longest_run + 1},}}", text)
+    assert list(_long_runs(text, longest_run)) == [m.span() for m in full]

@@ -72,8 +72,34 @@ def _punctuation(char: str) -> bool:
 
 
 @functools.cache
-def _long_runs(longest_run: int) -> Callable[[str], Iterator[re.Match[str]]]:
-    return re.compile(f"{_whitespace_class()}{{{longest_run + 1},}}").finditer
+def _matchers() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """One whitespace character; a run from here on; a run that ends where the search ends."""
+    ws = _whitespace_class()
+    return re.compile(ws), re.compile(f"{ws}+"), re.compile(f"{ws}+\\Z")
+
+
+def _long_runs(text: str, longest_run: int) -> Iterator[tuple[int, int]]:
+    """``(a, b)`` of each maximal whitespace run of more than ``longest_run``
+    characters. Such a run holds a multiple of ``longest_run + 1``, so only the
+    characters there are looked at first: prose costs a slice and a few matches.
+
+    >>> list(_long_runs("ab" + " " * 5 + "c d" + "\\t" * 4, 3))
+    [(2, 7), (10, 14)]
+    """
+    one, forward, backward = _matchers()
+    step = longest_run + 1
+    end = 0
+    for hit in one.finditer(text[::step]):
+        at = hit.start() * step
+        if at < end:
+            continue  # inside the run found last
+        # The run began after the sample before this one (else that one found it).
+        began = backward.search(text, max(end, at - longest_run), at + 1)
+        start = began.start() if began is not None else at
+        ran = forward.match(text, at)
+        end = ran.end() if ran is not None else at + 1
+        if end - start > longest_run:
+            yield start, end
 
 
 def long_pieces(
@@ -91,8 +117,7 @@ def long_pieces(
     [(1, 11)]
     """
     size = len(text)
-    for run in _long_runs(longest_run)(text):
-        a, b = run.span()
+    for a, b in _long_runs(text, longest_run):
         if name == "cl100k_base" and b == size:
             start = a
             if a and _punctuation(text[a - 1]):  # its [\r\n]*+ takes the leading line breaks
