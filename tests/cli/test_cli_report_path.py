@@ -115,3 +115,23 @@ def test_a_report_through_a_link_replaces_the_target_and_keeps_link_and_mode(
         "fresh-target.html",
         "latest.html",
     ]
+
+
+def test_the_report_is_the_only_file_the_package_writes() -> None:
+    """Every other output goes to stdout; a new place that writes a file must go
+    through pyapp/cli/output_file.py (and its rules) or be added here knowingly."""
+    import re
+
+    import pyapp
+
+    writes = re.compile(
+        r"""open\([^)]*["'][wax]b?\+?["']|os\.replace|os\.rename|\.write_text\(|\.write_bytes\("""
+        r"""|mkstemp|NamedTemporaryFile|O_CREAT|shutil\.(copy|move)"""
+    )
+    root = Path(pyapp.__file__).parent
+    found = {
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        if writes.search(path.read_text(encoding="utf-8"))
+    }
+    assert found == {"cli/output_file.py"}, found
