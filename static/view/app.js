@@ -346,6 +346,7 @@ function onSettingsEdited({ delay = FIELD_DELAY_MS } = {}) {
 function applySettings(next) {
   settings = next;
   showSettings(ui, settings);
+  encodingInfo.show(settings.enc); // a model may bring another encoding: its licence line too
   onSettingsEdited({ delay: 0 });
 }
 

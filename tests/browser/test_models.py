@@ -141,6 +141,11 @@ def test_every_encoding_and_model_preset_matches_the_command_line_and_flags_what
         model_select.select_option(model["name"])
         expect(page.get_by_test_id("unit-token")).to_be_checked()
         expect(page.get_by_test_id("encoding-select")).to_have_value(model["encoding"])
+        # The line under the encoding names the model's encoding's source and licence.
+        source = next(e for e in FACTS["encodings"] if e["name"] == model["encoding"])["licence"]
+        licence = page.get_by_test_id("encoding-licence")
+        expect(licence).to_have_attribute("data-licence", source["licence"])
+        expect(licence).to_contain_text(f"{source['package']} {source['version']}")
         limit = str(model["max_tokens"]["value"])
         expect(page.get_by_test_id("max-tokens-input")).to_have_value(limit)
         price = model["price_per_million"]
