@@ -95,6 +95,61 @@ def test_the_text_comes_back_after_a_reload_and_a_new_tab_and_clear_removes_it(
     again.close()
 
 
+# A tab whose IndexedDB write never finishes (it was closed first): only the copy it
+# leaves in localStorage when hidden keeps its text.
+HELD_WRITES = """(() => {
+  IDBObjectStore.prototype.put = function () {
+    throw new DOMException("held: the tab closes before its write", "AbortError");
+  };
+})();"""
+
+# Resolves once the page's IndexedDB record holds `text` (the write after the pause).
+WRITTEN = """async (text) => {
+  for (;;) {
+    const db = await new Promise((resolve, reject) => {
+      const request = indexedDB.open("rag-chunk-visualizer");
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+    const record = await new Promise((resolve) => {
+      const request = db.transaction("text").objectStore("text").get("current");
+      request.onsuccess = () => resolve(request.result);
+    });
+    db.close();
+    if (record?.text === text) return true;
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+  }
+}"""
+
+
+def test_the_newest_text_wins_over_a_closed_tabs_unwritten_copy(
+    page: Any, context: Any, site_url: str
+) -> None:
+    url = f"{site_url}#unit=word&size=4&overlap=1&om=units&price=1"
+    tab_b = page
+    open_ready(tab_b, url)
+    # Tab A: an edit, then the tab is hidden and closed before its write finished.
+    tab_a = context.new_page()
+    tab_a.add_init_script(HELD_WRITES)
+    open_ready(tab_a, url)
+    older = "Older words typed in tab A, one two three four five."
+    configure(tab_a, text=older)
+    tab_a.evaluate("() => window.dispatchEvent(new PageTransitionEvent('pagehide'))")
+    assert older in tab_a.evaluate(STORED)  # its copy, in localStorage
+    tab_a.close()
+    # Tab B: a later edit, written to IndexedDB after the pause.
+    newer = "Newer words typed in tab B afterwards, six seven eight nine."
+    configure(tab_b, text=newer)
+    assert tab_b.evaluate(WRITTEN, newer) is True
+    # The next visit opens with the newer text, and no stale copy is left behind.
+    visit = context.new_page()
+    open_ready(visit, url)
+    expect(visit.get_by_test_id("text-input")).to_have_value(newer)
+    chunks_shown(visit, newer, unit="word", size=4, overlap=1)
+    assert older not in visit.evaluate(STORED)
+    visit.close()
+
+
 # ---- files ----------------------------------------------------------------------------
 
 # Counts File/Blob reads, so a test can see that a refused file was never read.
