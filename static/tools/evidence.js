@@ -62,6 +62,20 @@ function trimmed(s, a, b) {
   return a < b ? [a, b] : null;
 }
 
+/**
+ * [a, b) in UTF-16 units of `s`, widened to whole code points: an end inside a
+ * surrogate pair moves out of it (a start back to the pair's high half, an end past
+ * its low half).
+ * @param {string} s
+ * @param {number} a
+ * @param {number} b
+ * @returns {[number, number]}
+ */
+export function wholeCharacters(s, a, b) {
+  const inside = (i) => i > 0 && i < s.length && (s.charCodeAt(i) & 0xfc00) === 0xdc00 && (s.charCodeAt(i - 1) & 0xfc00) === 0xd800;
+  return [inside(a) ? a - 1 : a, inside(b) ? b + 1 : b];
+}
+
 /** "chunks 3, 4" or "chunks 3–9": 1-based, as the cards are titled. */
 function chunkWords(indices) {
   if (indices.length === 1) return `chunk ${fmt.integer(indices[0] + 1)}`;
@@ -490,8 +504,11 @@ export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, a
       const start = inView.start + codePointsIn(inView.text, lead);
       return { start, end: start + codePointsIn(kept) };
     }
-    const { selectionStart: a, selectionEnd: b, value } = textBox;
-    if (!boxLast || a === b) return null;
+    const { selectionStart, selectionEnd, value } = textBox;
+    if (!boxLast || selectionStart === selectionEnd) return null;
+    // A selection that cuts a surrogate pair takes the whole character: the engine
+    // counts code points, and half of one is none (it was an empty [n, n) passage).
+    const [a, b] = wholeCharacters(value, selectionStart, selectionEnd);
     const range = trimmed(value, a, b);
     if (range === null) return { empty: true };
     const bom = value.length - bodyOf(value).length;
