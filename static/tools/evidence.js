@@ -85,13 +85,16 @@ function chunkWords(indices) {
 }
 
 /**
+ * `textOf()` is the text the engine computes on (the box's, or a file's exact text the
+ * box shows with LF line breaks), `fromBox(at)` a UTF-16 index of the box in that text.
  * @param {{engine: object, panel: HTMLElement, textBox: HTMLTextAreaElement,
+ *   textOf?: () => string, fromBox?: (at: number) => number,
  *   chunkList: HTMLElement, topK: HTMLInputElement | null,
  *   goTo: (index: number) => void, apply: (setting: {overlap: number}) => void}} options
  *   `topK` is the budget panel's top-k field (its value is k; empty: the default);
  *   `goTo` shows a chunk's card; `apply` puts an overlap (whole units) into the main view.
  */
-export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, apply }) {
+export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.value, fromBox = (at) => at, chunkList, topK, goTo, apply }) {
   const $ = (testid) => panel.querySelector(`[data-testid="${testid}"]`);
   const ui = {
     question: $("evidence-question"),
@@ -484,7 +487,7 @@ export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, a
 
   /** The list follows the text in the box now (typed since the last view landed). */
   function followBox() {
-    const dropped = list.follow(textBox.value);
+    const dropped = list.follow(textOf());
     if (dropped.length > 0) sayDropped(dropped);
   }
 
@@ -504,11 +507,13 @@ export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, a
       const start = inView.start + codePointsIn(inView.text, lead);
       return { start, end: start + codePointsIn(kept) };
     }
-    const { selectionStart, selectionEnd, value } = textBox;
+    const { selectionStart, selectionEnd } = textBox;
     if (!boxLast || selectionStart === selectionEnd) return null;
-    // A selection that cuts a surrogate pair takes the whole character: the engine
-    // counts code points, and half of one is none (it was an empty [n, n) passage).
-    const [a, b] = wholeCharacters(value, selectionStart, selectionEnd);
+    // The place in the text the engine computes on, which may hold CRLF where the box
+    // shows LF. A selection that cuts a surrogate pair takes the whole character: the
+    // engine counts code points, and half of one is none (it was an empty [n, n) item).
+    const value = textOf();
+    const [a, b] = wholeCharacters(value, fromBox(selectionStart), fromBox(selectionEnd));
     const range = trimmed(value, a, b);
     if (range === null) return { empty: true };
     const bom = value.length - bodyOf(value).length;
@@ -554,7 +559,7 @@ export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, a
       say(ui.loadNote, `Reading ${source}…`);
       ui.lineErrors.replaceChildren();
       followBox(); // the quotes are found in the text as the box holds it now
-      const request = { op: "evidence", ...settingOf(view), text: textBox.value, top_k: DEFAULT_K, evidence_jsonl: jsonl };
+      const request = { op: "evidence", ...settingOf(view), text: textOf(), top_k: DEFAULT_K, evidence_jsonl: jsonl };
       const response = await call(PURPOSE.evidence, request);
       if (response === null) {
         say(ui.loadNote, `Reading ${source} was interrupted: try again.`, "warning");
@@ -704,7 +709,7 @@ export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, a
   return {
     /** A main `chunk` result is on screen for `request`: check the evidence against it. */
     viewLanded(request) {
-      if (request.text !== textBox.value) return; // the box moved on: a newer view follows
+      if (request.text !== textOf()) return; // the box moved on: a newer view follows
       view = request;
       ui.add.disabled = false;
       ui.pasteAdd.disabled = false;

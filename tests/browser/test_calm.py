@@ -13,6 +13,8 @@ few visits each checking what a person notices in one sitting.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -252,6 +254,60 @@ def test_files_open_from_the_input_and_a_drop_and_bad_files_are_refused_unread(
     offsets = page.evaluate(FIRST_INVALID, [list(case) for case in NOT_UTF8])
     assert offsets == [python_offset(case) for case in NOT_UTF8]
     assert page.evaluate(FIRST_INVALID, [list("ok 🫨 ✓".encode())]) == [-1]
+
+    # CRLF and CR-only files keep their exact text: the counts, the download and an
+    # evidence passage selected in the box are the command line's on the same file,
+    # though the box shows LF; the page says so, and says when an edit makes them LF.
+    note = page.get_by_test_id("breaks-note")
+    for name, breaks in (("windows.txt", "\r\n"), ("classic-mac.txt", "\r")):
+        exact = breaks.join(["First line 🫨", "", "Second paragraph.", "Third paragraph", ""])
+        path = tmp_path / name
+        path.write_bytes(exact.encode())
+        page.get_by_test_id("open-file").set_input_files(str(path))
+        shown = exact.replace("\r\n", "\n").replace("\r", "\n")
+        expect(box).to_have_value(shown)
+        expect(note).to_be_visible()
+        expect(note).to_contain_text("CRLF line breaks" if breaks == "\r\n" else "CR line breaks")
+        expect(page.get_by_test_id("count-bytes")).to_have_attribute(
+            "data-value", str(len(exact.encode())), timeout=WAIT_MS
+        )
+        chunks_shown(page, exact, unit="char", size=30, overlap=5)
+        with page.expect_download() as info:
+            page.get_by_test_id("download-json").click()
+        saved = tmp_path / f"{name}.json"
+        info.value.save_as(saved)
+        assert saved.read_bytes() == cli_file(path, *flags), name
+        # A passage selected in the box is the same passage of the exact text.
+        at = len(shown[: shown.index("Third")].encode("utf-16-le")) // 2
+        box.evaluate("(el, [a, b]) => { el.focus(); el.setSelectionRange(a, b); }", [at, at + 15])
+        page.get_by_test_id("evidence-add").click()
+        start = exact.index("Third")
+        item = page.locator(
+            f'[data-testid="evidence-item"][data-start="{start}"][data-end="{start + 15}"]'
+        )
+        expect(item).to_have_count(1, timeout=WAIT_MS)
+        page.get_by_test_id("evidence-clear").click()
+    # An edit: the text is the box's now, with LF line breaks, and the page says so.
+    box.press("Control+End")
+    box.type("!")
+    expect(note).to_contain_text("line breaks are LF")
+    edited = shown + "!"
+    expect(page.get_by_test_id("count-bytes")).to_have_attribute(
+        "data-value", str(len(edited.encode())), timeout=WAIT_MS
+    )
+    chunks_shown(page, edited, unit="char", size=30, overlap=5)
+
+
+def cli_file(path: Path, *flags: str) -> bytes:
+    """What ``python -m pyapp chunk FILE`` prints for the file itself, byte for byte."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pyapp", "chunk", str(path), *flags],
+        capture_output=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    return done.stdout
 
 
 # ---- a calm page ----------------------------------------------------------------------

@@ -19,9 +19,8 @@ import pytest
 from helpers import configure, error_slot, native, wait_until_ready
 from playwright.sync_api import expect
 
-from pyapp.facts import page_facts
-
 import build
+from pyapp.facts import page_facts
 
 pytestmark = pytest.mark.browser
 
