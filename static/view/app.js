@@ -156,7 +156,7 @@ function holdText(text) {
   exact = ExactText.of(text);
   ui.text.value = text;
   if (exact) {
-    ui.breaksNote.textContent = `The text has ${exact.breaks} line breaks. The box shows them as LF, but the counts, chunks, offsets and downloads use them as they are, as the command line does.`;
+    ui.breaksNote.textContent = `${exact.breaks} line breaks, shown here as LF: the counts, chunks, offsets and downloads keep them, as the command line does.`;
     ui.breaksNote.dataset.state = "exact";
   }
   ui.breaksNote.hidden = !exact;
