@@ -775,10 +775,37 @@ DROP_FILE = """async ([text, length, bare]) => {
 }"""
 
 
+#: The page's text box as laid out (its width and its font decide how many lines a
+#: megabyte wraps into, which is most of what laying it out costs): the anchor's
+#: plain textarea is given the same, so that the ratio is the page's own overhead.
+BOX_STYLE = (
+    "width",
+    "height",
+    "font-family",
+    "font-size",
+    "line-height",
+    "padding",
+    "border",
+    "box-sizing",
+    "white-space",
+    "overflow-wrap",
+    "tab-size",
+)
+READ_BOX_STYLE = """(names) => {
+  const style = getComputedStyle(document.querySelector('[data-testid="text-input"]'));
+  return Object.fromEntries(names.map((name) => [name, style.getPropertyValue(name)]));
+}"""
+APPLY_BOX_STYLE = """(box, style) => {
+  for (const [name, value] of Object.entries(style)) box.style.setProperty(name, value);
+}"""
+
+
 @contextmanager
-def paste_target(browser: Any, base: str, bare: bool, over: str | None) -> Iterator[Any]:
-    """The page (its sample text on screen) or the bare textarea, with clipboard access;
-    holding ``over`` instead when given."""
+def paste_target(
+    browser: Any, base: str, bare: bool, over: str | None, style: dict[str, str] | None = None
+) -> Iterator[Any]:
+    """The page (its sample text on screen) or the bare textarea (given the page's box
+    ``style``), with clipboard access; holding ``over`` instead when given."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base.rstrip("/"))
@@ -786,6 +813,8 @@ def paste_target(browser: Any, base: str, bare: bool, over: str | None) -> Itera
         box = page.get_by_test_id("text-input")
         if bare:
             page.goto(f"{base}__bench__/textarea.html")
+            if style:
+                box.evaluate(APPLY_BOX_STYLE, style)
             box.evaluate("(el, text) => { el.value = text; }", over or SAMPLE_OVER)
         else:
             page.goto(base)
@@ -827,18 +856,21 @@ def paste_rows(browser: Any, base: str, run: Run, runs: int) -> None:
     run.notes["document"] = f"{len(doc.encode()):,} bytes, {doc.count(chr(10)):,} lines: {source}"
     big = english(TARGET_BYTES - 1_000)
     marks = "a" + "\u0301" * 200_000
+    with paste_target(browser, base, False, None) as page:
+        style = page.evaluate(READ_BOX_STYLE, list(BOX_STYLE))
+    run.notes["box"] = f"{style['width']} wide, {style['font-size']} {style['font-family']}"
     for i in range(runs):
         for bare in (False, True) if i % 2 == 0 else (True, False):
             tag = " anchor" if bare else ""
-            with paste_target(browser, base, bare, None) as page:
+            with paste_target(browser, base, bare, None, style) as page:
                 run.add(f"paste example{tag}", paste_once(page, doc))
-            with paste_target(browser, base, bare, big) as page:
+            with paste_target(browser, base, bare, big, style) as page:
                 run.add(f"paste over 1 MB{tag}", paste_once(page, doc))
-            with paste_target(browser, base, bare, None) as page:
+            with paste_target(browser, base, bare, None, style) as page:
                 shown = doc.replace("\r\n", "\n").replace("\r", "\n")
                 run.add(f"drop file{tag}", float(page.evaluate(DROP_FILE, [doc, len(shown), bare])))
             if i == 0:  # minutes in a bare textarea already: once
-                with paste_target(browser, base, bare, None) as page:
+                with paste_target(browser, base, bare, None, style) as page:
                     run.add(f"paste marks{tag}", paste_once(page, marks))
 
 
@@ -1232,7 +1264,8 @@ def main(argv: list[str]) -> int:
             paste_rows(browser, base, run, args.runs)
             version = browser.version
         print(f"Paste rows, {args.runs} runs, medians; headless Chromium {version}.")
-        print(f"Machine: {machine()}. Document: {run.notes['document']}.\n")
+        print(f"Machine: {machine()}. Document: {run.notes['document']}.")
+        print(f"The anchor's textarea is styled as the page's box: {run.notes['box']}.\n")
         print(table(paste_table_rows(run)))
         return 0
     if args.section in ("all", "site"):
@@ -1246,7 +1279,8 @@ def main(argv: list[str]) -> int:
             f"Text: {run.notes.get('text', '?')}. Settings: {run.notes.get('settings', '?')}.",
             f"Long tasks: {run.notes.get('longtask', '?')}.",
             f"Rows 9-11 (whole interaction): {run.notes.get('follow-up', '?')}.",
-            f"Rows 12-15 (paste, drop): {run.notes.get('document', '?')}.",
+            f"Rows 12-15 (paste, drop): {run.notes.get('document', '?')}; the anchor's"
+            f" textarea styled as the page's box ({run.notes.get('box', '?')}).",
         ]
         print("\n".join(header) + "\n\n" + text)
         if not args.no_write:
