@@ -501,7 +501,9 @@ function replaceText(text) {
   holdText(text);
   ui.text.scrollTop = 0;
   errors.clear();
-  schedule(0);
+  // After the pause a paste gets, so the box is drawn before the worker starts on a
+  // megabyte (on a busy two-core machine they share the time the frame needs).
+  schedule();
 }
 
 ui.clearText.addEventListener("click", () => {
