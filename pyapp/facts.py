@@ -41,6 +41,7 @@ __all__ = [
     "MAX_EXPONENT",
     "MAX_FIELD_CHARS",
     "MAX_PROCESSED_UNITS",
+    "MAX_OVERLAP_TRIES",
     "MAX_QUOTE",
     "MAX_RETRIEVAL_UNITS",
     "KEEP_SEPARATOR",
@@ -301,6 +302,9 @@ SPLITTERS: Final = {
 NO_WORD_UNIT: Final = (
     "LangChain's splitter counts characters or tokens; words are none of its length functions"
 )
+#: The smallest overlap keeping every evidence item whole has no closed form for the
+#: recursive splitter: it is found by chunking again at overlap 0, 1, 2, ... this many.
+MAX_OVERLAP_TRIES: Final = 200
 #: Where a kept separator goes (``start`` is LangChain's ``keep_separator=True``).
 KEEP_SEPARATOR: Final = ("start", "end", "none")
 #: ``RecursiveCharacterTextSplitter.get_separators_for_language`` for these languages

@@ -205,6 +205,11 @@ class Chunking:
         self._measure = measure or len
         self._byte_of = byte_of
 
+    @property
+    def measure(self) -> Callable[[str], int]:
+        """The length of a piece of text in the chunking's unit."""
+        return self._measure
+
     # ---- the intervals -------------------------------------------------------
 
     @property
@@ -349,7 +354,7 @@ class Chunking:
                 byte_start=byte_of(a),
                 byte_end=byte_of(b),
                 split=split,
-                repeated_units=overlaps[k - 1] if k else 0,
+                repeated_units=min(overlaps[k - 1], lengths[k]) if k else 0,
                 units=lengths[k],
             )
 

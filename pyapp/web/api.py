@@ -118,7 +118,24 @@ def _params(request: JSON) -> Params:
         price_per_million=request.get("price_per_million"),
         model=request.get("model"),
         max_tokens=request.get("max_tokens"),
+        **_splitter_fields(request),
     )
+
+
+def _splitter_fields(request: JSON) -> dict[str, Any]:
+    """The splitter and, for the recursive one, its settings (the fixed window reads none
+    of them, so a page that keeps them while the fixed window is chosen loses nothing)."""
+    splitter = request.get("splitter", "fixed")
+    if splitter != "recursive":
+        return {"splitter": splitter}
+    return {
+        "splitter": splitter,
+        "separators_preset": request.get("separators_preset"),
+        "separators": request.get("separators"),
+        "separator_regex": request.get("separator_regex"),
+        "keep_separator": request.get("keep_separator"),
+        "strip": request.get("strip"),
+    }
 
 
 def _op_counts(request: JSON) -> JSON:
@@ -282,6 +299,7 @@ def _op_sweep(request: JSON) -> JSON:
     source, items = _evidence_fields(request)
     return sweep_text(
         _text(request),
+        **_splitter_fields(request),
         unit=request.get("unit", "word"),
         encoding=request.get("encoding"),
         size=request.get("size"),

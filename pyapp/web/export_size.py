@@ -112,6 +112,30 @@ def _chunk_skeletons(unit: str) -> tuple[int, int]:
     return sizes[1] - sizes[0], sizes[2] - sizes[1]
 
 
+def _boundary_skeletons() -> tuple[int, int]:
+    """What the first boundary and each further one add to ``chunk_boundaries``, with
+    zero numbers."""
+    zero = {"after": 0, "overlap": 0, "overlap_chars": 0, "gap": 0}
+    sizes = [_dumped({"chunk_boundaries": [zero] * n}) for n in range(3)]
+    return sizes[1] - sizes[0], sizes[2] - sizes[1]
+
+
+def _boundaries_size(report: Report) -> int:
+    """The estimated bytes of the fixed window's ``chunk_boundaries`` with every chunk:
+    exact but for ``overlap_chars`` (the overlap's code points, spread evenly)."""
+    s, p = report.summary, report.params
+    n = s.chunks - 1
+    if n <= 0:
+        return 0
+    first, each = _boundary_skeletons()
+    digits = _digits(n, Fraction(0), Fraction(1))  # after
+    digits += n * len(str(p.overlap))  # overlap: the fixed window's, at every boundary
+    chars = Fraction(p.overlap * s.input_chars, max(s.units, 1))
+    digits += n * len(str(math.floor(chars)))  # overlap_chars, estimated
+    digits += n  # gap: 0
+    return first + (n - 1) * each + digits - 4 * n
+
+
 def export_size(text: str, report: Report) -> int:
     """The estimated UTF-8 bytes of ``report``'s export with the caps lifted
     (``text`` without a leading byte-order mark; ``report`` may leave its chunks out)."""
@@ -145,4 +169,5 @@ def export_size(text: str, report: Report) -> int:
     else:
         body = processed * (nonws + ws + esc_nonws + esc_ws)
         preview = Fraction(0)
-    return empty + first + (n - 1) * skeleton + digits + round(2 * body + preview)
+    listed = empty + first + (n - 1) * skeleton + digits + round(2 * body + preview)
+    return listed + _boundaries_size(report)

@@ -58,10 +58,13 @@ def test_keys_come_in_the_documented_order() -> None:
     assert list(doc) == [
         "schema",
         "params",
+        "splitter",
         "summary",
+        "overlap",
         "bom_removed",
         "boundaries",
         "chunks",
+        "chunk_boundaries",
         "capped",
     ]
     assert list(doc["params"]) == [
