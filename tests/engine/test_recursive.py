@@ -89,6 +89,7 @@ def ours(text: str, unit: str, size: int, overlap: int, **options: Any) -> list[
         encoding=None if unit == "char" else unit,
         size=size,
         overlap=overlap,
+        caps=False,
         **options,
     )
     report = chunk_text(text, params)
