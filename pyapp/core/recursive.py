@@ -49,6 +49,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
+from operator import lt, sub
 from typing import Final, Literal
 
 from ..errors import InputError
@@ -107,33 +109,36 @@ def check_separators(separators: Sequence[str], *, regex: bool) -> None:
 
 def _splits(
     text: str, start: int, end: int, separator: str, regex: bool, keep: Keep
-) -> list[tuple[int, int]]:
-    """LangChain's ``_split_text_with_regex`` of ``text[start:end]``, as intervals.
+) -> tuple[list[int], list[int]]:
+    """LangChain's ``_split_text_with_regex`` of ``text[start:end]``, as the starts and
+    ends of its non-empty splits.
 
     A regex is searched in the piece itself, as LangChain does (so ``^``, ``\\b``
-    and lookbehinds see the piece's edges); a literal is searched in place."""
+    and lookbehinds see the piece's edges). A literal separator splits the piece with
+    ``str.split`` (the same splits as ``re.split`` of the escaped literal), and the
+    offsets are running sums of the parts' lengths, all in C."""
     if not separator:
-        return [(i, i + 1) for i in range(start, end)]
-    pattern = _pattern(separator, regex)
+        return list(range(start, end)), list(range(start + 1, end + 1))
     if regex:
-        base, matches = start, pattern.finditer(text[start:end])
+        cuts = [m.span() for m in _pattern(separator, regex).finditer(text[start:end])]
+        heads = [start + a for a, _ in cuts]  # where each match begins
+        tails = [start + b for _, b in cuts]  # and ends
     else:
-        base, matches = 0, pattern.finditer(text, start, end)
-    out: list[tuple[int, int]] = []
-    at = start - base
-    for match in matches:
-        a, b = match.span()
-        if keep == "none":
-            out.append((at, a))
-            at = b
-        elif keep == "start":
-            out.append((at, a))
-            at = a
-        else:
-            out.append((at, b))
-            at = b
-    out.append((at, end - base))
-    return [(base + a, base + b) for a, b in out if b > a]
+        width = len(separator)
+        parts = text[start:end].split(separator)
+        # The end of each part but the last is where the next match begins.
+        heads = list(accumulate([len(q) + width for q in parts[:-1]], initial=start - width))[1:]
+        tails = [h + width for h in heads]
+    if keep == "none":
+        starts, ends = [start, *tails], [*heads, end]
+    elif keep == "start":
+        starts, ends = [start, *heads], [*heads, end]
+    else:
+        starts, ends = [start, *tails], [*tails, end]
+    if all(map(lt, starts, ends)):
+        return starts, ends
+    kept = [(a, b) for a, b in zip(starts, ends, strict=True) if a < b]
+    return [a for a, _ in kept], [b for _, b in kept]
 
 
 def _found(text: str, start: int, end: int, separator: str, regex: bool) -> bool:
@@ -169,13 +174,13 @@ def split(
         if b > a:
             chunks.append((a, b))
 
-    def merge(splits: list[tuple[int, int]], lengths: list[int], separator_len: int) -> None:
-        """``_merge_splits``: the chunk so far is ``splits[first:k]``, ``total`` long."""
+    def merge(starts: list[int], ends: list[int], lengths: list[int], separator_len: int) -> None:
+        """``_merge_splits``: the chunk so far is splits ``first .. k - 1``, ``total`` long."""
         total = 0
         first = 0
         for k, d_len in enumerate(lengths):
             if k > first and total + d_len + separator_len > size:
-                emit(splits[first][0], splits[k - 1][1])
+                emit(starts[first], ends[k - 1])
                 while total > overlap or (
                     total + d_len + (separator_len if k > first else 0) > size and total > 0
                 ):
@@ -183,7 +188,7 @@ def split(
                     first += 1
             total += d_len + (separator_len if k > first else 0)
         if len(lengths) > first:
-            emit(splits[first][0], splits[-1][1])
+            emit(starts[first], ends[-1])
 
     def recurse(start: int, end: int, separators: Sequence[str]) -> None:
         """``_split_text`` of ``text[start:end]``."""
@@ -198,23 +203,27 @@ def split(
                 rest = separators[i + 1 :]
                 break
         separator_len = 0 if keep != "none" else measure(separator)
-        good: list[tuple[int, int]] = []
-        good_lengths: list[int] = []
-        for a, b in _splits(text, start, end, separator, regex, keep):
-            n = b - a if chars else measure(text[a:b])
+        starts, ends = _splits(text, start, end, separator, regex, keep)
+        if chars:
+            lengths = list(map(sub, ends, starts))
+        else:
+            lengths = [measure(text[a:b]) for a, b in zip(starts, ends, strict=True)]
+        if max(lengths, default=0) < size:  # every split is good: one merge (the usual case)
+            merge(starts, ends, lengths, separator_len)
+            return
+        lo = 0  # the good splits so far are lo .. k - 1
+        for k, n in enumerate(lengths):
             if n < size:
-                good.append((a, b))
-                good_lengths.append(n)
                 continue
-            if good:
-                merge(good, good_lengths, separator_len)
-                good, good_lengths = [], []
+            if k > lo:
+                merge(starts[lo:k], ends[lo:k], lengths[lo:k], separator_len)
             if rest:
-                recurse(a, b, rest)
+                recurse(starts[k], ends[k], rest)
             else:
-                chunks.append((a, b))  # LangChain keeps such a split as it is, unstripped
-        if good:
-            merge(good, good_lengths, separator_len)
+                chunks.append((starts[k], ends[k]))  # kept as it is, unstripped, as LangChain does
+            lo = k + 1
+        if len(lengths) > lo:
+            merge(starts[lo:], ends[lo:], lengths[lo:], separator_len)
 
     if text:
         recurse(0, len(text), the.separators)
