@@ -25,6 +25,7 @@ import { mountNumberKeys } from "./number-keys.js";
 import { renderOverview } from "./overview.js";
 import { guardPaste } from "./paste-guard.js";
 import { Status } from "./status.js";
+import { mountSplitter, splitterFields } from "./splitter.js";
 import { renderSummary } from "./summary.js";
 import { TextStore } from "./text-store.js";
 
@@ -89,6 +90,8 @@ const ui = {
   bomNote: $("#bom-note"),
   textKept: $("#text-kept"),
   shareLink: $("#share-link"),
+  overlapSentence: $('[data-testid="overlap-sentence"]'),
+  wordUnitReason: $('[data-testid="word-unit-reason"]'),
   downloadReason: $("#download-reason"),
 };
 
@@ -167,6 +170,7 @@ function buildRequest(op) {
     model: settings.model || null,
     // The input limit is a count of tokens, shown and checked in token mode only.
     max_tokens: settings.unit === "token" ? settings.max : null,
+    ...splitterFields(settings),
     ...centre.requestFields(),
   };
 }
@@ -280,6 +284,9 @@ function render(result) {
   const { params, summary, capped, chunks } = result;
   renderSummary(ui.summary, result);
   renderCounts(result.counts);
+  // What the boundaries got, in the engine's plain words (a fixed window gets what it asks).
+  ui.overlapSentence.textContent = result.overlap && result.splitter.name !== "fixed" ? result.overlap.sentence : "";
+  ui.overlapSentence.hidden = !ui.overlapSentence.textContent;
   if (settings.om === "percent") {
     ui.overlapResolved.textContent = `= ${fmt.unitCount(params.overlap, params.unit)} of overlap (rounded half up to whole ${fmt.unitPlural(params.unit)})`;
   } else {
@@ -346,6 +353,8 @@ function onSettingsEdited({ delay = FIELD_DELAY_MS } = {}) {
 function applySettings(next) {
   settings = next;
   showSettings(ui, settings);
+  splitter.show();
+  showSplitterUnit();
   onSettingsEdited({ delay: 0 });
 }
 
@@ -403,6 +412,30 @@ ui.form.addEventListener("change", (event) => {
 
 ui.form.addEventListener("submit", (event) => event.preventDefault());
 
+// ---------------------------------------------------------------- the splitter
+
+/** Word mode is none of LangChain's length functions: its radio is disabled, with why. */
+function showSplitterUnit() {
+  const recursive = settings.sp === "recursive";
+  const allowed = FACTS.splitters[settings.sp].units;
+  for (const radio of ui.form.querySelectorAll('input[name="unit"]')) {
+    const input = /** @type {HTMLInputElement} */ (radio);
+    input.disabled = !allowed.includes(input.value);
+  }
+  ui.wordUnitReason.hidden = !recursive;
+  ui.wordUnitReason.textContent = recursive ? `Words are not offered: ${FACTS.no_word_unit}.` : "";
+  if (!allowed.includes(settings.unit)) {
+    settings.unit = allowed[0];
+    ui.form.querySelector(`input[name="unit"][value="${settings.unit}"]`).checked = true;
+    showUnit(ui, settings);
+  }
+}
+
+const splitter = mountSplitter(ui.form, () => settings, () => {
+  showSplitterUnit();
+  onSettingsEdited({ delay: 0 });
+});
+
 ui.tokenBreaks.addEventListener("change", () => {
   settings.tb = ui.tokenBreaks.checked;
   saveHash();
@@ -432,6 +465,8 @@ for (const button of document.querySelectorAll("[data-example]")) {
 window.addEventListener("hashchange", () => {
   settings = readHash(location.hash);
   showSettings(ui, settings);
+  splitter.show();
+  showSplitterUnit();
   encodingInfo.show(settings.enc);
   renderModelFigures(ui.modelFigures, settings);
   schedule(0);
@@ -530,6 +565,8 @@ const evidence = mountEvidence({
 
 settings = readHash(location.hash);
 showSettings(ui, settings);
+splitter.show();
+showSplitterUnit();
 encodingInfo.show(settings.enc);
 renderModelFigures(ui.modelFigures, settings);
 if (settings.model) tools.usePreset(presetForTools(settings.model));
