@@ -49,6 +49,7 @@ __all__ = [
     "PURPOSES",
     "SEPARATOR_PRESETS",
     "SPLITTERS",
+    "SPLITTER_FIELDS",
     "SIZING_DEFAULTS",
     "SIZING_EXAMPLE",
     "TEXTS_HELD",
@@ -305,6 +306,11 @@ NO_WORD_UNIT: Final = (
 #: The smallest overlap keeping every evidence item whole has no closed form for the
 #: recursive splitter: it is found by chunking again at overlap 0, 1, 2, ... this many.
 MAX_OVERLAP_TRIES: Final = 200
+#: The request fields that say which splitter chunks and how: every op that chunks
+#: takes them (the page's tools forward them from the view's request).
+SPLITTER_FIELDS: Final = (
+    "splitter", "separators_preset", "separators", "separator_regex", "keep_separator", "strip",
+)  # fmt: skip
 #: Where a kept separator goes (``start`` is LangChain's ``keep_separator=True``).
 KEEP_SEPARATOR: Final = ("start", "end", "none")
 #: ``RecursiveCharacterTextSplitter.get_separators_for_language`` for these languages
@@ -384,6 +390,7 @@ def page_facts() -> dict[str, Any]:
         "no_word_unit": NO_WORD_UNIT,
         "keep_separator": list(KEEP_SEPARATOR),
         "separator_presets": {name: list(seps) for name, seps in SEPARATOR_PRESETS.items()},
+        "splitter_fields": list(SPLITTER_FIELDS),
     }
 
 

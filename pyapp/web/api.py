@@ -47,7 +47,7 @@ from ..core.params import Params, parse_encoding, parse_params, parse_unit, pars
 from ..core.tokenizers import get_tokenizer, warm
 from ..core.units import utf8_length
 from ..errors import EngineError, InputError
-from ..facts import EVIDENCE_DEFAULTS, MAX_BYTES, TEXTS_HELD
+from ..facts import EVIDENCE_DEFAULTS, MAX_BYTES, SPLITTER_FIELDS, TEXTS_HELD
 from ..planning.budget import check_budget
 from ..planning.sizing import size_index
 from ..planning.sweep import sweep_text
@@ -128,14 +128,7 @@ def _splitter_fields(request: JSON) -> dict[str, Any]:
     splitter = request.get("splitter", "fixed")
     if splitter != "recursive":
         return {"splitter": splitter}
-    return {
-        "splitter": splitter,
-        "separators_preset": request.get("separators_preset"),
-        "separators": request.get("separators"),
-        "separator_regex": request.get("separator_regex"),
-        "keep_separator": request.get("keep_separator"),
-        "strip": request.get("strip"),
-    }
+    return {name: request.get(name) for name in SPLITTER_FIELDS}
 
 
 def _op_counts(request: JSON) -> JSON:

@@ -6,6 +6,7 @@
 // asked for only while its panel is open: a closed panel costs the engine nothing.
 
 import { messageOf, PURPOSE } from "../engine/protocol.js";
+import { FACTS } from "../facts.js";
 import { el, svg } from "../view/dom.js";
 import * as fmt from "../view/format.js";
 import { EVIDENCE_EVENT } from "./evidence-store.js";
@@ -301,9 +302,7 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
     // The splitter and its settings, as the view was asked (the recursive splitter's rows
     // are real chunkings, with the overlap each produced).
     const splitter = Object.fromEntries(
-      ["splitter", "separators_preset", "separators", "separator_regex", "keep_separator", "strip"]
-        .filter((key) => key in viewRequest)
-        .map((key) => [key, viewRequest[key]]),
+      FACTS.splitter_fields.filter((key) => key in viewRequest).map((key) => [key, viewRequest[key]]),
     );
     let response;
     try {
