@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import replace
 from fractions import Fraction
 from itertools import chain
 from typing import Final
@@ -37,6 +38,7 @@ from ..core.cache import per_text
 from ..core.chunking import Report
 from ..core.chunkings import Chunk
 from ..core.export import chunk_json, document
+from ..core.params import Params
 from ..core.units import ASCII_SPACES
 
 __all__ = ["export_size"]
@@ -136,10 +138,21 @@ def _boundaries_size(report: Report) -> int:
     return first + (n - 1) * each + digits - 4 * n
 
 
+def _exact_size(text: str, params: Params) -> int:
+    from ..core.chunking import chunk_text
+    from ..core.export import dumps
+
+    return len(dumps(chunk_text(text, replace(params, caps=False))).encode("utf-8"))
+
+
 def export_size(text: str, report: Report) -> int:
     """The estimated UTF-8 bytes of ``report``'s export with the caps lifted
     (``text`` without a leading byte-order mark; ``report`` may leave its chunks out)."""
     s, p = report.summary, report.params
+    if p.splitter != "fixed" and report.chunking is not None:
+        # No closed form to estimate from: the download itself, measured (its chunks
+        # exist already; writing them is milliseconds).
+        return _exact_size(text, p)
     n, units = s.chunks, s.units
     empty = _document_size(report)
     if n == 0:

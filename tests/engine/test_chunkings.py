@@ -116,3 +116,19 @@ def test_any_intervals_keep_the_offsets_contract_and_a_brute_force_holding(
             assert got == ((held[0], held[-1]) if held else None) or not chunking.in_order
             if got is not None:
                 assert all(spans[k][0] <= a and b <= spans[k][1] for k in (got[0], got[1]))
+
+
+def test_past_a_cap_the_recursive_splitters_download_size_is_exact_and_no_size_is_promised() -> (
+    None
+):
+    import json
+
+    from pyapp.web.api import handle
+
+    request = {"text": "word " * 1200, "unit": "char", "size": 20, "overlap": 5}
+    request["splitter"] = "recursive"
+    view = json.loads(handle(json.dumps({"op": "chunk", **request})))["result"]
+    assert view["capped"]["cap"] == "chunks"
+    assert view["capped"]["remedies"] is None  # no closed form says which size would do
+    export = json.loads(handle(json.dumps({"op": "export", "caps": False, **request})))
+    assert view["capped"]["export_bytes"] == len(export["result"]["json"].encode())
