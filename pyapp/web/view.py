@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from ..core.cache import per_text
 from ..core.chunking import Report, cap_of, chunk_text, over_limit, tokens_alone
-from ..core.chunkings import Window, chunk_of, chunking_of, segment, word_list
+from ..core.chunkings import FixedWindows, Window, chunk_of, chunking_of, segment, word_list
 from ..core.evidence_export import document
 from ..core.evidence_report import EvidenceReport
 from ..core.export import (
@@ -150,6 +150,7 @@ def view_chunks(
     [('', 'ab. ', []), ('', 'cd.', [[0, 3]])]
     """
     chunking = chunking_of(text, params)
+    fixed = chunking if isinstance(chunking, FixedWindows) else None
     seg = segment(text, params)
     marked = cut_spans is not None
     spans = cut_spans or []
@@ -172,7 +173,10 @@ def view_chunks(
             out.append(chunk)
             continue
         if tokens is not None:
-            chunk["token_breaks"] = tokens.breaks(w.start, w.end, char_start=w.char_start)
+            breaks = tokens.breaks(w.start, w.end, char_start=w.char_start)
+            if fixed is None:  # a chunk cut inside a token of the text: breaks from its start
+                breaks = sorted({max(0, b) for b in breaks if b < w.char_end - w.char_start})
+            chunk["token_breaks"] = breaks
             if alone_here is not None:
                 chunk["over_limit"] = alone_here > limit
         if marked:

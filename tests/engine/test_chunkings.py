@@ -132,3 +132,18 @@ def test_past_a_cap_the_recursive_splitters_download_size_is_exact_and_no_size_i
     assert view["capped"]["remedies"] is None  # no closed form says which size would do
     export = json.loads(handle(json.dumps({"op": "export", "caps": False, **request})))
     assert view["capped"]["export_bytes"] == len(export["result"]["json"].encode())
+
+
+def test_recursive_token_cards_break_only_inside_their_own_text() -> None:
+    import json
+
+    from pyapp.web.api import handle
+
+    text = "Hello there world.  More words follow here, and more.\n\nNew para. 🦜🦜 end"
+    request = {"op": "chunk", "text": text, "unit": "token", "size": 5, "overlap": 2}
+    cards = json.loads(handle(json.dumps({**request, "splitter": "recursive"})))["result"]
+    for card in cards["chunks"]:
+        shown = card["repeated_prefix"] + card["fresh_text"]
+        assert card["token_breaks"][0] == 0
+        assert all(0 <= b < len(shown) for b in card["token_breaks"])
+        assert card["repeated_units"] + card["fresh_units"] == card["tokens_alone"]
