@@ -174,7 +174,8 @@ class Chunking:
     ``unit_starts`` and ``unit_ends`` say which units of the text it holds (default:
     its code points). ``measure(piece)`` is the length of a piece of text in the
     unit, used for the overlap each boundary produced (default: ``len``).
-    ``splitter`` names what made it, ``settings`` how (for the export).
+    ``splitter`` names what made it. Contract: ``text[char_starts[k]:char_ends[k]]`` is
+    chunk ``k``, and :meth:`windows` gives the byte offsets of exactly that text.
     """
 
     splitter: str = "intervals"
