@@ -1080,7 +1080,12 @@ def bench(bench_args: list[str]) -> int:
     build()
     env = {**os.environ, "CHROMIUM": chromium}
     command = [str(venv_python()), str(ROOT / "bench" / "bench_site.py"), *bench_args]
-    return subprocess.run(command, cwd=ROOT, env=env).returncode
+    status = subprocess.run(command, cwd=ROOT, env=env).returncode
+    if status or "--no-write" in bench_args:
+        return status
+    # Evidence at scale (many quotes and questions), natively: its own section.
+    evidence = [str(venv_python()), str(ROOT / "bench" / "bench_evidence.py"), "--write"]
+    return subprocess.run(evidence, cwd=ROOT, env=env).returncode
 
 
 # ---- command line -------------------------------------------------------------

@@ -43,6 +43,7 @@ __all__ = [
     "MAX_PROCESSED_UNITS",
     "MAX_OVERLAP_TRIES",
     "MAX_QUOTE",
+    "MAX_RETRIEVAL_PAIRS",
     "MAX_RETRIEVAL_UNITS",
     "KEEP_SEPARATOR",
     "PRESETS",
@@ -79,6 +80,10 @@ MAX_EVIDENCE_LISTED: Final = 200_000
 #: The retrieval check indexes every chunk's text: past this many processed units
 #: (the sum of the chunk lengths) it is skipped, and says so.
 MAX_RETRIEVAL_UNITS: Final = 4_000_000
+#: The retrieval check scores, per question, the chunks holding one of its terms (or
+#: every chunk, when that is cheaper): past this many (question, chunk) pairs in all
+#: it is skipped before scoring any, and says so.
+MAX_RETRIEVAL_PAIRS: Final = 20_000_000
 
 
 # ---------------------------------------------------------------------- the text view
@@ -357,6 +362,7 @@ def page_facts() -> dict[str, Any]:
             "evidence_items": MAX_EVIDENCE_ITEMS,
             "evidence_listed": MAX_EVIDENCE_LISTED,
             "retrieval_units": MAX_RETRIEVAL_UNITS,
+            "retrieval_pairs": MAX_RETRIEVAL_PAIRS,
         },
         "units": [asdict(unit) for unit in UNITS.values()],
         "encodings": [

@@ -32,6 +32,7 @@ from .chunkings import (
     segment,
     word_list,
 )
+from .fingerprint import TextFacts, text_facts
 from .params import Params
 from .sentences import Boundaries, SentenceUnits, split_sentences_kept
 from .summary import Summary, summarize, summarize_chunking
@@ -74,6 +75,8 @@ class Report:
     boundaries: Boundaries | None
     #: Whether a leading byte-order mark was removed: offsets count from after it.
     bom_removed: bool = False
+    #: The text the offsets count in (its SHA-256, size and line breaks).
+    text: TextFacts | None = None
     #: The chunking itself (``None`` only in reports made by hand).
     chunking: Chunking | None = None
 
@@ -218,6 +221,7 @@ def chunk_text(
         chunks=built,
         boundaries=sentence_check(text, params, backend=backend) if boundaries else None,
         bom_removed=bom_removed,
+        text=text_facts(text),
         chunking=chunking,
     )
 

@@ -37,12 +37,13 @@ __all__ = [
 #: ``/2`` added the ``boundaries`` section (sentences no chunk holds whole);
 #: ``/3`` added ``bom_removed`` (a leading byte-order mark is not text), the model
 #: preset (``params.model``, ``max_tokens``, ``special_tokens``), each token chunk's
-#: ``tokens_alone`` and the summary's ``max_tokens_alone`` and ``chunks_over_limit``.
-#: ``/4`` added the ``splitter`` (its name and every setting), the ``overlap`` each
-#: boundary produced (its summary) and ``chunk_boundaries`` (each boundary's produced
-#: overlap and gap); ``stride`` and ``limit_inflation`` are null for a splitter that
-#: is not a fixed window.
-SCHEMA: Final = "pyapp.chunks/4"
+#: ``tokens_alone`` and the summary's ``max_tokens_alone`` and ``chunks_over_limit``;
+#: ``/4`` added ``text`` (the SHA-256, size and line breaks of the text the offsets
+#: count in, :mod:`~pyapp.core.fingerprint`); ``/5`` added the ``splitter`` (its name
+#: and every setting), the ``overlap`` each boundary produced (its summary) and
+#: ``chunk_boundaries`` (each boundary's produced overlap and gap); ``stride`` and
+#: ``limit_inflation`` are null for a splitter that is not a fixed window.
+SCHEMA: Final = "pyapp.chunks/5"
 
 JSON = dict[str, Any]
 
@@ -168,6 +169,7 @@ def document(report: Report) -> JSON:
         "summary": summary_json(report.summary),
         "overlap": overlap_json(report),
         "bom_removed": report.bom_removed,
+        "text": report.text.to_json() if report.text is not None else None,
         "boundaries": boundaries_json(report.boundaries) if report.boundaries else None,
         "chunks": [chunk_json(c) for c in report.chunks],
         "chunk_boundaries": boundaries_list(report.chunking) if listed else [],  # type: ignore[arg-type]

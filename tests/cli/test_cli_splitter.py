@@ -48,7 +48,7 @@ def test_chunk_with_a_preset_equals_langchains_from_language_and_names_every_set
         Language.MARKDOWN, chunk_size=40, chunk_overlap=10
     ).split_text(MARKDOWN)
     assert [c["text"] for c in doc["chunks"]] == expected
-    assert doc["schema"] == "pyapp.chunks/4"
+    assert doc["schema"] == "pyapp.chunks/5"
     assert doc["splitter"] == {
         "name": "recursive",
         "separators": RecursiveCharacterTextSplitter.get_separators_for_language(Language.MARKDOWN),

@@ -62,11 +62,13 @@ def test_keys_come_in_the_documented_order() -> None:
         "summary",
         "overlap",
         "bom_removed",
+        "text",
         "boundaries",
         "chunks",
         "chunk_boundaries",
         "capped",
     ]
+    assert list(doc["text"]) == ["sha256", "bytes", "chars", "line_breaks"]
     assert list(doc["params"]) == [
         "unit",
         "encoding",
