@@ -24,7 +24,13 @@ engine's; nothing is downloaded). Per text and chunker it prints:
 Texts: 1 MB of English (the engine benchmark's), an emoji-heavy text (a 4-byte
 character every few words, so windows cut inside characters), and a repeated text
 (the same paragraph over and over, where offsets recovered by ``str.find`` go wrong).
-``--write`` replaces the peers section of bench/RESULTS.md (between its markers).
+``--section recursive`` times instead the recursive splitter against LangChain's own
+``RecursiveCharacterTextSplitter.split_text`` with the same settings, on the same
+texts: in characters (1,000 with 200 of overlap) and in o200k_base tokens (512 with
+64) against ``from_tiktoken_encoder``; each row checks that the chunk lists are equal.
+The anchor is LangChain's time in the same run.
+
+``--write`` replaces the section of bench/RESULTS.md (between its markers).
 """
 
 from __future__ import annotations
@@ -56,6 +62,8 @@ from pyapp.web.api import handle  # noqa: E402
 SIZE, OVERLAP, ENCODING = 512, 64, "o200k_base"
 RESULTS = ROOT / "bench" / "RESULTS.md"
 START, END = "<!-- bench_peers: start -->", "<!-- bench_peers: end -->"
+RECURSIVE_START = "<!-- bench_peers recursive: start -->"
+RECURSIVE_END = "<!-- bench_peers recursive: end -->"
 
 Chunks = list[tuple[str, int | None, int | None]]  # (text, start, end); None: not reported
 
@@ -179,12 +187,65 @@ def check(text: str, chunks: Chunks) -> tuple[str, int]:
     return f"{exact:,} / {len(with_offsets):,}", replacement
 
 
+def recursive_table(encoding: tiktoken.Encoding, repeat: int) -> str:
+    """The recursive splitter against LangChain's, one row per text and length unit."""
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    from pyapp.core.recursive import split
+    from pyapp.core.tokenizers import get_tokenizer
+
+    tiktoken.get_encoding = lambda name: encoding  # LangChain asks tiktoken by name
+    count = get_tokenizer(ENCODING).count
+    settings = {
+        "characters, 1,000 / 200": (
+            RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200),
+            lambda t: split(t, size=1000, overlap=200),
+        ),
+        "o200k_base tokens, 512 / 64 (from_tiktoken_encoder)": (
+            RecursiveCharacterTextSplitter.from_tiktoken_encoder(
+                encoding_name=ENCODING, chunk_size=SIZE, chunk_overlap=OVERLAP
+            ),
+            lambda t: split(t, size=SIZE, overlap=OVERLAP, length=count),
+        ),
+    }
+    rows = []
+    for name, text in texts().items():
+        for label, (theirs, ours) in settings.items():
+            lc_time, lc_chunks = timed(theirs.split_text, text, repeat)
+            our_time, _ = timed(ours, text, repeat)
+            same = [text[a:b] for a, b in ours(text)] == theirs.split_text(text)
+            rows.append(
+                f"| {name} | {label} | {lc_time * 1000:,.0f} ms | {our_time * 1000:,.0f} ms"
+                f" | {our_time / lc_time:.2f}× | {len(lc_chunks):,} | {'yes' if same else 'NO'} |"
+            )
+    return "\n".join(
+        [
+            f"| text | length unit, size / overlap | LangChain split_text (best of {repeat})"
+            " | pyapp recursive split | × LangChain | chunks | equal lists |",
+            "|---|---|---|---|---|---|---|",
+            *rows,
+        ]
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--write", action="store_true", help="write bench/RESULTS.md")
+    parser.add_argument("--section", choices=("peers", "recursive"), default="peers")
     args = parser.parse_args()
     encoding = the_encoding()
+    if args.section == "recursive":
+        table = recursive_table(encoding, args.repeat)
+        print(table)
+        if args.write:
+            write(
+                table, args.repeat, markers=(RECURSIVE_START, RECURSIVE_END),
+                title="## The recursive splitter against LangChain's (native)",
+                what="LangChain's RecursiveCharacterTextSplitter and pyapp's recursive splitter"
+                " with the same settings, one tiktoken encoding for both.",
+            )  # fmt: skip
+        return
     encoding.encode_ordinary("warm")
     tokenizers.get_tokenizer(ENCODING).encode("warm")
     rows: list[str] = []
@@ -220,30 +281,38 @@ def main() -> None:
         write(table, args.repeat)
 
 
-def write(table: str, repeat: int) -> None:
+def write(
+    table: str,
+    repeat: int,
+    *,
+    markers: tuple[str, str] = (START, END),
+    title: str = "## The chunker against its peers (native)",
+    what: str = "windows of 512 o200k_base tokens with 64 of overlap, one tiktoken encoding"
+    " for every chunker.",
+) -> None:
     import os
 
+    start, end = markers
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     load = os.getloadavg()[0]
     section = "\n".join(
         [
-            START,
-            "## The chunker against its peers (native)",
+            start,
+            title,
             "",
             f"Written by `python bench/bench_peers.py --write`: {when}, CPython"
             f" {platform.python_version()}, {os.cpu_count()} CPUs, load average {load:.1f} when"
             f" written; every time the best of {repeat}, each text changed in its last"
-            " character between runs so no cache helps; windows of 512 o200k_base tokens"
-            " with 64 of overlap, one tiktoken encoding for every chunker.",
+            f" character between runs so no cache helps; {what}",
             "",
             table,
-            END,
+            end,
         ]
     )
     current = RESULTS.read_text("utf-8") if RESULTS.exists() else ""
-    if START in current and END in current:
-        before, rest = current.split(START, 1)
-        after = rest.split(END, 1)[1]
+    if start in current and end in current:
+        before, rest = current.split(start, 1)
+        after = rest.split(end, 1)[1]
         current = before + section + after
     else:
         current = current.rstrip() + "\n\n" + section + "\n"

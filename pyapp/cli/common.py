@@ -19,15 +19,17 @@ from typing import Any
 
 from ..core.params import Params, parse_params
 from ..errors import InputError
-from ..facts import ENCODINGS, MAX_BYTES, UNITS
+from ..facts import ENCODINGS, KEEP_SEPARATOR, MAX_BYTES, SEPARATOR_PRESETS, SPLITTERS, UNITS
 from ..models import MODELS
 from ..paths import shown_path
 
 __all__ = [
     "add_chunking_flags",
+    "add_splitter_flags",
     "params_from_args",
     "read_text",
     "shown_path",
+    "splitter_fields",
     "write_json",
     "write_text",
 ]
@@ -76,6 +78,7 @@ def add_chunking_flags(
         metavar="N",
         help="model's maximum input in tokens, its special tokens included (the model's)",
     )
+    add_splitter_flags(parser)
     if estimate:
         parser.add_argument(
             "--tokens-per-unit", default=None, metavar="R", help="token estimate per unit (preset)"
@@ -88,9 +91,79 @@ def add_chunking_flags(
         )
 
 
+def add_splitter_flags(parser: argparse.ArgumentParser) -> None:
+    """``--splitter`` and the recursive splitter's settings."""
+    parser.add_argument(
+        "--splitter",
+        choices=tuple(SPLITTERS),
+        default="fixed",
+        help="fixed window, or LangChain's RecursiveCharacterTextSplitter (fixed)",
+    )
+    parser.add_argument(
+        "--separators-preset",
+        choices=tuple(SEPARATOR_PRESETS),
+        default=None,
+        help="recursive: LangChain's from_language separators (regular expressions), or its"
+        " default list",
+    )
+    parser.add_argument(
+        "--separators",
+        default=None,
+        metavar="JSON-LIST",
+        help='recursive: the separators in order, as a JSON list (["\\n\\n", "\\n", " ", ""])',
+    )
+    parser.add_argument(
+        "--separator-regex",
+        action="store_true",
+        default=None,
+        help="recursive: --separators are regular expressions (is_separator_regex)",
+    )
+    parser.add_argument(
+        "--keep-separator",
+        choices=KEEP_SEPARATOR,
+        default=None,
+        help="recursive: keep each separator at the start of the next split (LangChain's"
+        " True), at the end, or drop it (start)",
+    )
+    parser.add_argument(
+        "--no-strip",
+        action="store_true",
+        help="recursive: keep whitespace at the chunks' edges (strip_whitespace=False)",
+    )
+
+
+def splitter_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """The recursive splitter's flags as parse_params' fields; refused with the fixed
+    window, which has no separators."""
+    given = {
+        "--separators-preset": getattr(args, "separators_preset", None),
+        "--separators": getattr(args, "separators", None),
+        "--separator-regex": getattr(args, "separator_regex", None),
+        "--keep-separator": getattr(args, "keep_separator", None),
+        "--no-strip": getattr(args, "no_strip", False) or None,
+    }
+    splitter = getattr(args, "splitter", "fixed")
+    if splitter != "recursive":
+        named = [flag for flag, value in given.items() if value is not None]
+        if named:
+            raise InputError(
+                "splitter", f"{named[0]} is a setting of the recursive splitter: add"
+                " --splitter recursive, or leave it out",
+            )  # fmt: skip
+    return {
+        "splitter": splitter,
+        "separators_preset": given["--separators-preset"],
+        "separators": given["--separators"],
+        "separator_regex": given["--separator-regex"],
+        "keep_separator": given["--keep-separator"],
+        "strip": False if given["--no-strip"] else None,
+    }
+
+
 def params_from_args(args: argparse.Namespace, *, caps: bool) -> Params:
     """The chunking parameters from :func:`add_chunking_flags`' flags."""
     return parse_params(
+        **splitter_fields(args),
         unit=args.unit,
         encoding=args.encoding,
         size=args.size,

@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import InputError
 from ..facts import EVIDENCE_DEFAULTS
 from ..planning.sweep import sweep_text
-from .common import add_chunking_flags, read_text, write_json
+from .common import add_chunking_flags, read_text, splitter_fields, write_json
 from .evidence import read_evidence_file
 
 __all__ = ["add_parser", "run"]
@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
         evidence = read_evidence_file(args.evidence)
     result = sweep_text(
         text,
+        **splitter_fields(args),
         unit=args.unit,
         encoding=args.encoding,
         size=args.size,

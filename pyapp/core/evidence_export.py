@@ -16,7 +16,7 @@ from ..figures import number
 from .bm25 import K1, B
 from .evidence import jsonl
 from .evidence_report import EvidenceReport, ItemResult, QuestionResult
-from .export import cap_json
+from .export import cap_json, splitter_json
 
 __all__ = ["SCHEMA", "document", "dumps", "evidence_jsonl", "export_filename", "item_json"]
 
@@ -67,15 +67,18 @@ def document(report: EvidenceReport) -> JSON:
     """The evidence document, keys in their fixed order."""
     p, s, m, r = report.params, report.summary, report.min_overlap, report.retrieval
     listed = report.capped is None
-    return {
+    params: JSON = {
+        "unit": p.unit,
+        "encoding": p.encoding,
+        "size": p.size,
+        "overlap": p.overlap,
+        "top_k": report.top_k,
+    }
+    if p.splitter != "fixed":  # the fixed window's document stays as it was
+        params["splitter"] = splitter_json(p)
+    doc: JSON = {
         "schema": SCHEMA,
-        "params": {
-            "unit": p.unit,
-            "encoding": p.encoding,
-            "size": p.size,
-            "overlap": p.overlap,
-            "top_k": report.top_k,
-        },
+        "params": params,
         "bom_removed": report.bom_removed,
         "text": report.text.to_json(),
         "summary": {
@@ -108,6 +111,9 @@ def document(report: EvidenceReport) -> JSON:
         "errors": [e.to_json() for e in report.errors],
         "capped": cap_json(report.capped),
     }
+    if m.found_by is not None:
+        doc["summary"]["min_overlap_found_by"] = m.found_by
+    return doc
 
 
 def dumps(report: EvidenceReport) -> str:

@@ -37,12 +37,19 @@ setting processes more than :data:`~pyapp.facts.MAX_RETRIEVAL_UNITS` units.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from ..errors import InputError
-from ..facts import MAX_EVIDENCE_LISTED, MAX_RETRIEVAL_PAIRS, MAX_RETRIEVAL_UNITS, UNITS
+from ..facts import (
+    MAX_EVIDENCE_LISTED,
+    MAX_OVERLAP_TRIES,
+    MAX_RETRIEVAL_PAIRS,
+    MAX_RETRIEVAL_UNITS,
+    UNITS,
+)
 from .bm25 import ChunkIndex, term_index, terms
 from .cache import per_text
 from .chunking import Cap, check_size
@@ -59,7 +66,7 @@ from .evidence import (
 )
 from .fingerprint import TextFacts, text_facts
 from .params import Params, quote
-from .summary import Summary, summarize
+from .summary import Summary, summarize_chunking
 from .units import strip_bom
 from .windows import processed_units, window_count
 
@@ -116,6 +123,8 @@ class MinOverlap:
     chunks: int | None = None
     processed_units: int | None = None
     extra_volume: Fraction | None = None
+    #: How it was found, for a splitter without a closed form (``None``: the closed form).
+    found_by: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -215,7 +224,8 @@ def retrieve(
 ) -> tuple[Retrieval, list[QuestionResult | None]]:
     """The retrieval check of one chunking: its figures, and each item's (``None``
     for an item without a question). ``ranges`` are :func:`item_ranges`'. The chunks
-    are indexed from their intervals alone; their lengths are the chunking's."""
+    are indexed from their intervals alone; the context they make up is counted in
+    the text's units they hold (``unit_starts`` to ``unit_ends``)."""
     asked = [i for i, item in enumerate(items) if item.question is not None]
     per_item: list[QuestionResult | None] = [None] * len(items)
     if not asked:
@@ -231,7 +241,6 @@ def retrieve(
             ),
         ), per_item
     windows = list(zip(chunking.unit_starts, chunking.unit_ends, strict=True))
-    lengths_of = chunking.lengths
     spans = chunking.spans()
     queries = {i: terms(items[i].question or "") for i in asked}
     index = ChunkIndex(term_index(text), spans, {t for q in queries.values() for t in q})
@@ -251,8 +260,9 @@ def retrieve(
         ranking = index.ranking(queries[i])
         whole, touches = ranges[i]
         rank_whole = ranking.rank_of(*whole) if whole is not None else None
+        rank_touching = ranking.rank_of(*touches) if touches[1] >= touches[0] else None
         chosen = sorted(ranking.top(top_k))
-        lengths = sum(lengths_of[k] for k in chosen)
+        lengths = sum(windows[k][1] - windows[k][0] for k in chosen)
         union = reach = 0
         for k in chosen:  # windows in index order start in order: merge as we go
             start, end = windows[k]
@@ -260,7 +270,7 @@ def retrieve(
             reach = max(reach, end)
         result = QuestionResult(
             rank_whole=rank_whole,
-            rank_touching=ranking.rank_of(*touches),
+            rank_touching=rank_touching,
             context_units=lengths,
             context_repeated_units=lengths - union,
         )
@@ -275,6 +285,62 @@ def retrieve(
         context_units=Fraction(context, n),
         context_repeated_units=Fraction(repeated, n),
     ), per_item
+
+
+def needed_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The part of an item a chunk must hold for it to be whole: the item without the
+    whitespace at its ends (which a splitter may strip from a chunk's edges; an item
+    is never whitespace only)."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def chunking_ranges(
+    chunking: Chunking, spans: Sequence[tuple[int, int]]
+) -> list[tuple[tuple[int, int] | None, tuple[int, int]]]:
+    """Per span, from the chunking's intervals alone: the chunks holding it whole
+    (first, last; ``None`` when split) and the chunks it touches (an empty run
+    ``(k, k - 1)`` when it lies where no chunk is)."""
+    out: list[tuple[tuple[int, int] | None, tuple[int, int]]] = []
+    for a, b in spans:
+        touches = chunking.touching(a, b)
+        if touches is None:
+            after = bisect_right(chunking.char_ends, a)
+            touches = (after, after - 1)
+        out.append((chunking.holding(a, b), touches))
+    return out
+
+
+def min_overlap_tried(
+    text: str, params: Params, spans: Sequence[tuple[int, int]], units: int
+) -> MinOverlap:
+    """The smallest overlap keeping every span whole, for a splitter whose chunks have
+    no closed form: found by chunking again at overlap 0, 1, 2, ... (at most
+    :data:`~pyapp.facts.MAX_OVERLAP_TRIES` of them), and saying so."""
+    size = params.size
+    top = min(size, MAX_OVERLAP_TRIES)
+    for overlap in range(top):
+        chunking = chunking_of(text, replace(params, overlap=overlap))
+        if all(chunking.holding(a, b) is not None for a, b in spans):
+            processed = chunking.processed
+            return MinOverlap(
+                overlap=overlap,
+                reason=None,
+                chunks=chunking.count,
+                processed_units=processed,
+                extra_volume=Fraction(sum(chunking.overlaps), units) if units else None,
+                found_by=f"chunking again at overlaps 0 to {overlap} (no closed form)",
+            )
+    tried = f"overlaps 0 to {top - 1:,}"
+    more = "" if top == size else f" (of the {size:,} below the size)"
+    return MinOverlap(
+        overlap=None,
+        reason=f"no overlap among {tried}{more} keeps every item whole: raise the size",
+        found_by=f"chunking again at {tried} (no closed form)",
+    )
 
 
 def read_evidence(text: str, *, jsonl: str | None, items: object, fit: bool = False) -> Evidence:
@@ -318,19 +384,30 @@ def _check(
     seg = segment(text, params)
     units = seg.count
     size, overlap = params.size, params.overlap
-    summary = summarize(units=units, params=params, input_bytes=input_bytes, input_chars=len(text))
+    chunking = chunking_of(text, params)
+    summary = summarize_chunking(
+        chunking, units=units, params=params, input_bytes=input_bytes, input_chars=len(text)
+    )
     items = evidence.items
     mapped = item_units(text, seg, [(item.start, item.end) for item in items])
-    ranges = item_ranges(mapped, size=size, overlap=overlap)
+    fixed = params.splitter == "fixed"
+    if fixed:
+        ranges = item_ranges(mapped, size=size, overlap=overlap)
+        longer = [b - a + 1 > size for a, b in zip(mapped.first, mapped.last, strict=True)]
+        least = _min_overlap(items, mapped.first, mapped.last, params, units)
+    else:
+        needed = [needed_span(text, item.start, item.end) for item in items]
+        ranges = chunking_ranges(chunking, needed)
+        measure = chunking.measure
+        longer = [measure(text[a:b]) > size for a, b in needed]
+        least = min_overlap_tried(text, params, needed, units)
     listed = sum((w[1] - w[0] + 1 if w is not None else 0) + t[1] - t[0] + 1 for w, t in ranges)
     capped = (
         Cap(cap="listed_chunks", value=listed, limit=MAX_EVIDENCE_LISTED)
         if listed > MAX_EVIDENCE_LISTED
         else None
     )
-    retrieval, questions = retrieve(
-        text, chunking_of(text, params), items, ranges, unit=params.unit, top_k=top_k
-    )
+    retrieval, questions = retrieve(text, chunking, items, ranges, unit=params.unit, top_k=top_k)
     results = tuple(
         ItemResult(
             item=item,
@@ -338,11 +415,11 @@ def _check(
             unit_end=b + 1,
             whole=whole,
             touches=touches,
-            longer_than_size=b - a + 1 > size,
+            longer_than_size=long,
             retrieval=question,
         )
-        for item, a, b, (whole, touches), question in zip(
-            items, mapped.first, mapped.last, ranges, questions, strict=True
+        for item, a, b, (whole, touches), question, long in zip(
+            items, mapped.first, mapped.last, ranges, questions, longer, strict=True
         )
     )
     return EvidenceReport(
@@ -352,7 +429,7 @@ def _check(
         items=results,
         errors=evidence.errors,
         noun=evidence.noun,
-        min_overlap=_min_overlap(items, mapped.first, mapped.last, params, units),
+        min_overlap=least,
         retrieval=retrieval,
         capped=capped,
         bom_removed=bom_removed,

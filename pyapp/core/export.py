@@ -15,6 +15,8 @@ from typing import Any, Final
 from ..figures import number
 from .chunking import Cap, Report
 from .chunkings import Chunk
+from .overlap import boundaries_list, overlap_figures
+from .params import Params
 from .sentences import Boundaries
 from .summary import Summary
 
@@ -26,7 +28,9 @@ __all__ = [
     "document",
     "dumps",
     "export_filename",
+    "overlap_json",
     "params_json",
+    "splitter_json",
     "summary_json",
 ]
 
@@ -35,8 +39,11 @@ __all__ = [
 #: preset (``params.model``, ``max_tokens``, ``special_tokens``), each token chunk's
 #: ``tokens_alone`` and the summary's ``max_tokens_alone`` and ``chunks_over_limit``;
 #: ``/4`` added ``text`` (the SHA-256, size and line breaks of the text the offsets
-#: count in, :mod:`~pyapp.core.fingerprint`).
-SCHEMA: Final = "pyapp.chunks/4"
+#: count in, :mod:`~pyapp.core.fingerprint`); ``/5`` added the ``splitter`` (its name
+#: and every setting), the ``overlap`` each boundary produced (its summary) and
+#: ``chunk_boundaries`` (each boundary's produced overlap and gap); ``stride`` and
+#: ``limit_inflation`` are null for a splitter that is not a fixed window.
+SCHEMA: Final = "pyapp.chunks/5"
 
 JSON = dict[str, Any]
 
@@ -118,16 +125,54 @@ def chunk_json(chunk: Chunk, *, card: bool = False) -> JSON:
     return out
 
 
+def splitter_json(params: Params) -> JSON:
+    """The chunker and all its settings (LangChain's names for the recursive splitter's).
+
+    >>> from .params import parse_params
+    >>> splitter_json(parse_params(unit="char", size=4))
+    {'name': 'fixed'}
+    >>> doc = splitter_json(parse_params(unit="char", size=4, splitter="recursive"))
+    >>> doc["name"], doc["separators"], doc["keep_separator"], doc["length_function"]
+    ('recursive', ['\\n\\n', '\\n', ' ', ''], 'start', 'len')
+    """
+    if params.splitter == "fixed" or params.recursive is None:
+        return {"name": params.splitter}
+    r = params.recursive
+    return {
+        "name": params.splitter,
+        "separators": list(r.separators),
+        "separators_preset": r.preset,
+        "is_separator_regex": r.is_separator_regex,
+        "keep_separator": r.keep_separator,
+        "strip_whitespace": r.strip_whitespace,
+        "chunk_size": params.size,
+        "chunk_overlap": params.overlap,
+        "length_function": "len" if params.unit == "char" else f"tokens:{params.encoding}",
+    }
+
+
+def overlap_json(report: Report) -> JSON | None:
+    """What the boundaries got, summed up (``None`` for a report made by hand)."""
+    if report.chunking is None:
+        return None
+    p = report.params
+    return overlap_figures(report.chunking, requested=p.overlap, size=p.size).to_json()
+
+
 def document(report: Report) -> JSON:
     """The export document, keys in their fixed order."""
+    listed = report.chunking is not None and bool(report.chunks)
     return {
         "schema": SCHEMA,
         "params": params_json(report),
+        "splitter": splitter_json(report.params),
         "summary": summary_json(report.summary),
+        "overlap": overlap_json(report),
         "bom_removed": report.bom_removed,
         "text": report.text.to_json() if report.text is not None else None,
         "boundaries": boundaries_json(report.boundaries) if report.boundaries else None,
         "chunks": [chunk_json(c) for c in report.chunks],
+        "chunk_boundaries": boundaries_list(report.chunking) if listed else [],  # type: ignore[arg-type]
         "capped": cap_json(report.capped),
     }
 
@@ -202,6 +247,8 @@ def _write(value: Any, newline: str, out: list[str]) -> None:
 
 
 def export_filename(report: Report) -> str:
-    """``chunks-<unit>-<size>-<overlap>.json`` (overlap in whole units)."""
+    """``chunks-<unit>-<size>-<overlap>.json`` (overlap in whole units), with
+    ``-recursive`` after ``chunks`` for the recursive splitter."""
     p = report.params
-    return f"chunks-{p.unit}-{p.size}-{p.overlap}.json"
+    splitter = "" if p.splitter == "fixed" else f"-{p.splitter}"
+    return f"chunks{splitter}-{p.unit}-{p.size}-{p.overlap}.json"

@@ -80,7 +80,11 @@ def remedies(units: int, *, size: int, overlap: int) -> dict[str, Any]:
 def with_remedies(
     capped: dict[str, Any] | None, units: int, params: Params
 ) -> dict[str, Any] | None:
-    """The view's ``capped``: the export's, plus ``remedies`` when a cap was hit."""
+    """The view's ``capped``: the export's, plus ``remedies`` when a cap was hit (``None``
+    for a splitter without closed forms: what size would do is not arithmetic there,
+    and the page then names the general ways out)."""
     if capped is None:
         return None
+    if params.splitter != "fixed":
+        return {**capped, "remedies": None}
     return {**capped, "remedies": remedies(units, size=params.size, overlap=params.overlap)}

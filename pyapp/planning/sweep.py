@@ -35,17 +35,25 @@ then ``O(items)`` arithmetic, and its recall one BM25 pass over its chunks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Final
 
 from ..core.chunking import check_size, sentence_units
-from ..core.chunkings import FixedWindows, plain_params, segment
+from ..core.chunkings import Chunking, FixedWindows, chunking_of, plain_params, segment
 from ..core.coverage import ItemUnits, count_whole, item_units
 from ..core.evidence import Evidence
-from ..core.evidence_report import item_ranges, read_evidence, retrieve
-from ..core.params import parse_params, parse_whole
-from ..core.sentences import SentenceUnits
+from ..core.evidence_report import (
+    chunking_ranges,
+    item_ranges,
+    needed_span,
+    read_evidence,
+    retrieve,
+)
+from ..core.export import splitter_json
+from ..core.overlap import overlap_figures
+from ..core.params import Params, parse_params, parse_whole
+from ..core.sentences import SentenceUnits, split_sentences_kept
 from ..core.units import Segmentation, strip_bom
 from ..core.windows import processed_units, window_count
 from ..facts import EVIDENCE_DEFAULTS
@@ -90,6 +98,22 @@ class _Evidence:
     evidence: Evidence
     units: ItemUnits
     top_k: int
+
+    def row_of(self, chunking: Chunking, unit: str) -> dict[str, Any]:
+        """The evidence columns of any chunking, from its intervals alone."""
+        items = self.evidence.items
+        needed = [needed_span(self.text, item.start, item.end) for item in items]
+        ranges = chunking_ranges(chunking, needed)
+        whole = sum(1 for held, _ in ranges if held is not None)
+        recall = None
+        if any(item.question is not None for item in items):
+            retrieval, _ = retrieve(self.text, chunking, items, ranges, unit=unit, top_k=self.top_k)
+            recall = retrieval.recall_at_k
+        return {
+            "evidence_whole": whole,
+            "evidence_coverage": number(Fraction(whole, len(items))),
+            "recall_at_k": number(recall),
+        }
 
     def row(self, *, unit: str, size: int, overlap: int) -> dict[str, Any]:
         items = self.evidence.items
@@ -139,9 +163,56 @@ def _row(
     return row
 
 
+def _row_measured(
+    series: str,
+    params: Params,
+    units: int,
+    sentences: list[tuple[int, int]],
+    *,
+    text: str,
+    current: bool,
+    evidence: _Evidence | None,
+) -> dict[str, Any]:
+    """A row of a splitter without closed forms: chunk the text at this setting and
+    read the figures from the intervals, with the overlap the boundaries produced."""
+    size, overlap = params.size, params.overlap
+    chunking = chunking_of(text, params)
+    processed = chunking.processed
+    figures = overlap_figures(chunking, requested=overlap, size=size)
+    row: dict[str, Any] = {
+        "series": series,
+        "size": size,
+        "overlap": overlap,
+        "overlap_percent": number(Fraction(100 * overlap, size)),
+        "stride": None,
+        "chunks": chunking.count,
+        "processed_units": processed,
+        "repeated_units": sum(chunking.overlaps),
+        "inflation": number(Fraction(processed, units)) if units else None,
+        "limit_inflation": None,
+        "cut": len(chunking.cut(sentences)),
+        "current": current,
+        "produced_overlap_min": figures.produced_min,
+        "produced_overlap_median": number(figures.produced_median),
+        "produced_overlap_max": figures.produced_max,
+        "no_overlap": figures.no_overlap,
+        "over_size": figures.over_size,
+        "extra_volume": number(Fraction(sum(chunking.overlaps), units)) if units else None,
+    }
+    if evidence is not None:
+        row.update(evidence.row_of(chunking, params.unit))
+    return row
+
+
 def sweep_text(
     text: str,
     *,
+    splitter: object = "fixed",
+    separators_preset: object = None,
+    separators: object = None,
+    separator_regex: object = None,
+    keep_separator: object = None,
+    strip: object = None,
     unit: object = "word",
     encoding: object = None,
     size: object,
@@ -156,7 +227,17 @@ def sweep_text(
     evidence columns when ``evidence_jsonl`` or ``evidence`` is given (``fit``: evidence
     made on another text is refused, as the ``evidence`` command refuses it)."""
     params = parse_params(
-        unit=unit, encoding=encoding, size=size, overlap=overlap, overlap_mode=overlap_mode
+        unit=unit,
+        encoding=encoding,
+        size=size,
+        overlap=overlap,
+        overlap_mode=overlap_mode,
+        splitter=splitter,
+        separators_preset=separators_preset,
+        separators=separators,
+        separator_regex=separator_regex,
+        keep_separator=keep_separator,
+        strip=strip,
     )
     check = None
     text, _ = strip_bom(text)  # not text, as in every chunk run (and evidence offsets)
@@ -178,10 +259,19 @@ def sweep_text(
     overlaps = sorted(
         {o} | {v for p in OVERLAP_PERCENTS if (v := round_half_up(Fraction(p * c, 100))) < c}
     )
+    measured = params.splitter != "fixed"
+    sentences = split_sentences_kept(text) if measured else []
+
+    def row(series: str, sz: int, ov: int, *, current: bool) -> dict[str, Any]:
+        if measured:
+            at = replace(params, size=sz, overlap=ov)
+            return _row_measured(
+                series, at, units, sentences, text=text, current=current, evidence=check
+            )
+        return _row(series, sz, ov, units, index, current=current, evidence=check, unit=params.unit)
+
     for ov in overlaps:
-        rows.append(
-            _row("overlap", c, ov, units, index, current=ov == o, evidence=check, unit=params.unit)
-        )
+        rows.append(row("overlap", c, ov, current=ov == o))
 
     seen: set[int] = set()
     for factor in SIZE_FACTORS:
@@ -190,12 +280,15 @@ def sweep_text(
             continue
         seen.add(sz)
         ov = o if sz == c else min(sz - 1, round_half_up(share * sz))
-        rows.append(
-            _row("size", sz, ov, units, index, current=sz == c, evidence=check, unit=params.unit)
-        )
+        rows.append(row("size", sz, ov, current=sz == c))
 
+    described: dict[str, Any] = {
+        "unit": params.unit, "encoding": params.encoding, "size": c, "overlap": o,
+    }  # fmt: skip
+    if measured:  # the fixed window's sweep stays as it was
+        described["splitter"] = splitter_json(params)
     return Sweep(
-        params={"unit": params.unit, "encoding": params.encoding, "size": c, "overlap": o},
+        params=described,
         units=units,
         sentences=len(index.sentences),
         rows=rows,

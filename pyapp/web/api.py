@@ -47,7 +47,7 @@ from ..core.params import Params, parse_encoding, parse_params, parse_unit, pars
 from ..core.tokenizers import get_tokenizer, warm
 from ..core.units import utf8_length
 from ..errors import EngineError, InputError
-from ..facts import EVIDENCE_DEFAULTS, MAX_BYTES, TEXTS_HELD
+from ..facts import EVIDENCE_DEFAULTS, MAX_BYTES, SPLITTER_FIELDS, TEXTS_HELD
 from ..planning.budget import check_budget
 from ..planning.sizing import size_index
 from ..planning.sweep import sweep_text
@@ -118,7 +118,17 @@ def _params(request: JSON) -> Params:
         price_per_million=request.get("price_per_million"),
         model=request.get("model"),
         max_tokens=request.get("max_tokens"),
+        **_splitter_fields(request),
     )
+
+
+def _splitter_fields(request: JSON) -> dict[str, Any]:
+    """The splitter and, for the recursive one, its settings (the fixed window reads none
+    of them, so a page that keeps them while the fixed window is chosen loses nothing)."""
+    splitter = request.get("splitter", "fixed")
+    if splitter != "recursive":
+        return {"splitter": splitter}
+    return {name: request.get(name) for name in SPLITTER_FIELDS}
 
 
 def _op_counts(request: JSON) -> JSON:
@@ -287,6 +297,7 @@ def _op_sweep(request: JSON) -> JSON:
     source, items = _evidence_fields(request)
     return sweep_text(
         _text(request),
+        **_splitter_fields(request),
         unit=request.get("unit", "word"),
         encoding=request.get("encoding"),
         size=request.get("size"),

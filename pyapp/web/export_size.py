@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import replace
 from fractions import Fraction
 from itertools import chain
 from typing import Final
@@ -37,6 +38,7 @@ from ..core.cache import per_text
 from ..core.chunking import Report
 from ..core.chunkings import Chunk
 from ..core.export import chunk_json, document
+from ..core.params import Params
 from ..core.units import ASCII_SPACES
 
 __all__ = ["export_size"]
@@ -112,10 +114,45 @@ def _chunk_skeletons(unit: str) -> tuple[int, int]:
     return sizes[1] - sizes[0], sizes[2] - sizes[1]
 
 
+def _boundary_skeletons() -> tuple[int, int]:
+    """What the first boundary and each further one add to ``chunk_boundaries``, with
+    zero numbers."""
+    zero = {"after": 0, "overlap": 0, "overlap_chars": 0, "gap": 0}
+    sizes = [_dumped({"chunk_boundaries": [zero] * n}) for n in range(3)]
+    return sizes[1] - sizes[0], sizes[2] - sizes[1]
+
+
+def _boundaries_size(report: Report) -> int:
+    """The estimated bytes of the fixed window's ``chunk_boundaries`` with every chunk:
+    exact but for ``overlap_chars`` (the overlap's code points, spread evenly)."""
+    s, p = report.summary, report.params
+    n = s.chunks - 1
+    if n <= 0:
+        return 0
+    first, each = _boundary_skeletons()
+    digits = _digits(n, Fraction(0), Fraction(1))  # after
+    digits += n * len(str(p.overlap))  # overlap: the fixed window's, at every boundary
+    chars = Fraction(p.overlap * s.input_chars, max(s.units, 1))
+    digits += n * len(str(math.floor(chars)))  # overlap_chars, estimated
+    digits += n  # gap: 0
+    return first + (n - 1) * each + digits - 4 * n
+
+
+def _exact_size(text: str, params: Params) -> int:
+    from ..core.chunking import chunk_text
+    from ..core.export import dumps
+
+    return len(dumps(chunk_text(text, replace(params, caps=False))).encode("utf-8"))
+
+
 def export_size(text: str, report: Report) -> int:
     """The estimated UTF-8 bytes of ``report``'s export with the caps lifted
     (``text`` without a leading byte-order mark; ``report`` may leave its chunks out)."""
     s, p = report.summary, report.params
+    if p.splitter != "fixed" and report.chunking is not None:
+        # No closed form to estimate from: the download itself, measured (its chunks
+        # exist already; writing them is milliseconds).
+        return _exact_size(text, p)
     n, units = s.chunks, s.units
     empty = _document_size(report)
     if n == 0:
@@ -145,4 +182,5 @@ def export_size(text: str, report: Report) -> int:
     else:
         body = processed * (nonws + ws + esc_nonws + esc_ws)
         preview = Fraction(0)
-    return empty + first + (n - 1) * skeleton + digits + round(2 * body + preview)
+    listed = empty + first + (n - 1) * skeleton + digits + round(2 * body + preview)
+    return listed + _boundaries_size(report)

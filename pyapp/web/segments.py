@@ -35,7 +35,7 @@ from typing import Any, Final
 
 from ..core.cache import per_text
 from ..core.chunking import check_size
-from ..core.chunkings import Chunking, chunking_of
+from ..core.chunkings import Chunking, FixedWindows, chunking_of
 from ..core.params import Params
 from ..core.units import strip_bom
 from ..facts import TEXT_VIEW_PAGE, TEXT_VIEW_WHOLE
@@ -157,6 +157,7 @@ def segments_view(
     lo = bisect_right(spans.char_ends, start)  # the windows ending at or before `start`
     hi = max(lo, bisect_left(spans.char_starts, stop)) if stop > start else lo
     starts, ends = spans.unit_range(lo, hi)
+    short = short_boundaries(spans, params.overlap, max(lo, 1), hi)
     return {
         "total_chars": length,
         "chunks": spans.count,
@@ -174,4 +175,20 @@ def segments_view(
             "char_ends": spans.char_ends[lo:hi],
         },
         "segments": {"bounds": bounds, "first": first, "count": count},
+        "short_boundaries": short,
     }
+
+
+def short_boundaries(chunking: Chunking, requested: int, first: int, stop: int) -> JSON:
+    """The boundaries before chunks ``first .. stop - 1`` that got less overlap than
+    ``requested``: where the later chunk starts (``at``, a code point) and what it got
+    (``overlap``, in units). The text view marks them. A fixed window's never do.
+
+    >>> short_boundaries(Chunking("abcdefgh", [0, 4, 5], [5, 8, 8]), 2, 1, 3)
+    {'at': [4], 'overlap': [1]}
+    """
+    if isinstance(chunking, FixedWindows) or stop <= first:
+        return {"at": [], "overlap": []}
+    overlaps, starts = chunking.overlaps, chunking.char_starts
+    kept = [k for k in range(first, stop) if overlaps[k - 1] < requested]
+    return {"at": [starts[k] for k in kept], "overlap": [overlaps[k - 1] for k in kept]}

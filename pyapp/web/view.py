@@ -9,15 +9,25 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from dataclasses import replace
+from fractions import Fraction
 from itertools import accumulate, islice
 from typing import Any, Final
 
 from ..core.cache import per_text
-from ..core.chunking import cap_of, chunk_text, over_limit, tokens_alone
-from ..core.chunkings import Window, chunk_of, chunking_of, segment, word_list
+from ..core.chunking import Report, cap_of, chunk_text, over_limit, tokens_alone
+from ..core.chunkings import FixedWindows, Window, chunk_of, chunking_of, segment, word_list
 from ..core.evidence_export import document
 from ..core.evidence_report import EvidenceReport
-from ..core.export import boundaries_json, cap_json, chunk_json, params_json, summary_json
+from ..core.export import (
+    boundaries_json,
+    cap_json,
+    chunk_json,
+    overlap_json,
+    params_json,
+    splitter_json,
+    summary_json,
+)
+from ..core.overlap import boundaries_list
 from ..core.params import Params
 from ..core.summary import derive
 from ..core.units import Tokens, Words, strip_bom, utf8_length, word_count
@@ -140,6 +150,7 @@ def view_chunks(
     [('', 'ab. ', []), ('', 'cd.', [[0, 3]])]
     """
     chunking = chunking_of(text, params)
+    fixed = chunking if isinstance(chunking, FixedWindows) else None
     seg = segment(text, params)
     marked = cut_spans is not None
     spans = cut_spans or []
@@ -162,7 +173,10 @@ def view_chunks(
             out.append(chunk)
             continue
         if tokens is not None:
-            chunk["token_breaks"] = tokens.breaks(w.start, w.end, char_start=w.char_start)
+            breaks = tokens.breaks(w.start, w.end, char_start=w.char_start)
+            if fixed is None:  # a chunk cut inside a token of the text: breaks from its start
+                breaks = sorted({max(0, b) for b in breaks if b < w.char_end - w.char_start})
+            chunk["token_breaks"] = breaks
             if alone_here is not None:
                 chunk["over_limit"] = alone_here > limit
         if marked:
@@ -208,7 +222,10 @@ def chunk_view(text: str, params: Params, *, checks: bool = True) -> JSON:
     cost = {"export_bytes": export_size(text, report)} if over and checks else {}
     return {
         "params": params_json(report),
+        "splitter": splitter_json(params),
         "summary": summary_json(summary),
+        "overlap": overlap_view(report),
+        "chunk_boundaries": boundaries_list(report.chunking) if chunks and report.chunking else [],
         "derivation": derive(summary, params),
         "capped": {**capped, **cost} if capped else None,
         "lifted": {**(cap_json(over) or {}), **cost} if over and not report.capped else None,
@@ -218,6 +235,51 @@ def chunk_view(text: str, params: Params, *, checks: bool = True) -> JSON:
         "counts": counts(text, tokens=summary.units if params.unit == "token" else None),
         "overview": overview(text, params),
     }
+
+
+def overlap_view(report: Report) -> JSON | None:
+    """The overlap figures with the plain-words sentence the page shows."""
+    figures = overlap_json(report)
+    if figures is None:
+        return None
+    return {**figures, "sentence": overlap_sentence(figures, report.params)}
+
+
+def overlap_sentence(figures: JSON, params: Params) -> str:
+    """What the boundaries got, in plain words.
+
+    >>> from ..core.params import parse_params
+    >>> p = parse_params(unit="char", size=1000, overlap=200, splitter="recursive")
+    >>> print(overlap_sentence({"requested": 200, "boundaries": 240, "no_overlap": 61,
+    ...     "short": 100, "produced_median": 94, "over_size": 3, "uncovered": 0}, p))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    You asked for 200 characters of overlap. 61 of 240 boundaries got none, 100 got less
+    than asked, the median is 94, and 3 chunks are longer than 1,000.
+    """
+    unit = UNITS[params.unit]
+    requested, boundaries = figures["requested"], figures["boundaries"]
+    plural = unit.plural if requested != 1 else unit.singular
+    head = f"You asked for {requested:,} {plural} of overlap."
+    if boundaries == 0:
+        return f"{head} There is no boundary: the text is one chunk or none."
+    median = figures["produced_median"]
+    shown = show(Fraction(median)) if median is not None else "none"
+    parts = [
+        f"{figures['no_overlap']:,} of {boundaries:,} boundaries got none",
+        f"{figures['short']:,} got less than asked",
+        f"the median is {shown}",
+    ]
+    over = figures["over_size"]
+    longer = (
+        f"{over:,} chunk is longer than {params.size:,}"
+        if over == 1
+        else f"{over:,} chunks are longer than {params.size:,}"
+    )
+    tail = f", and {longer}." if over else ", and no chunk is longer than the size."
+    sentence = f"{head} {', '.join(parts)}{tail}"
+    if figures["uncovered"]:
+        sentence += f" {figures['uncovered']:,} characters (not whitespace) are in no chunk."
+    return sentence
 
 
 def checks_view(text: str, params: Params) -> JSON:
@@ -311,10 +373,23 @@ def _evidence_derivation(report: EvidenceReport) -> dict[str, Any]:
     n, whole = len(report.items), report.whole
     d = Derivation()
     d.add("evidence_coverage", "whole items / items", f"{whole} / {n}", report.coverage)
-    rule = "smallest O < C with a mod (C - O) <= C - L for every item with a > C - L"
-    where = f"C = {p.size}; a: an item's first unit, L: its length in {UNITS[p.unit].plural}"
-    d.add("min_overlap_for_evidence", rule, where, m.overlap, m.reason)
-    if m.overlap is not None and m.processed_units is not None:
+    if m.found_by is not None:  # no closed form: found by trying the overlaps
+        rule = "smallest O < C at which a chunk holds every item whole, found by trying"
+        d.add("min_overlap_for_evidence", rule, m.found_by, m.overlap, m.reason)
+        if m.overlap is not None:
+            d.add(
+                "processed_units_at_min_overlap", "sum of the chunks' lengths at that overlap",
+                f"{m.chunks} chunks", m.processed_units,
+            )  # fmt: skip
+            d.add(
+                "extra_volume_at_min_overlap", "the overlaps produced / U",
+                f"at O = {m.overlap}", m.extra_volume,
+            )  # fmt: skip
+    else:
+        rule = "smallest O < C with a mod (C - O) <= C - L for every item with a > C - L"
+        where = f"C = {p.size}; a: an item's first unit, L: its length in {UNITS[p.unit].plural}"
+        d.add("min_overlap_for_evidence", rule, where, m.overlap, m.reason)
+    if m.found_by is None and m.overlap is not None and m.processed_units is not None:
         units, chunks = report.summary.units, m.chunks
         d.add(
             "processed_units_at_min_overlap",

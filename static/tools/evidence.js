@@ -36,7 +36,8 @@ const QUOTED = 160; // code units of a passage shown in full; a longer one is sh
 const RECALL_SWEEP_WORK = 3_000_000; // code points x (questions + 10)
 
 /** The fields of a main-view request that decide the chunks. */
-const SETTING_FIELDS = ["text", "unit", "encoding", "size", "overlap", "overlap_mode"];
+// The splitter and its settings too: the evidence is checked against the view's chunks.
+const SETTING_FIELDS = ["text", "unit", "encoding", "size", "overlap", "overlap_mode", ...FACTS.splitter_fields];
 
 const DERIVED = [
   ["evidence_coverage", "Evidence whole", fmt.percent],

@@ -6,6 +6,7 @@
 // asked for only while its panel is open: a closed panel costs the engine nothing.
 
 import { messageOf, PURPOSE } from "../engine/protocol.js";
+import { FACTS } from "../facts.js";
 import { el, svg } from "../view/dom.js";
 import * as fmt from "../view/format.js";
 import { EVIDENCE_EVENT } from "./evidence-store.js";
@@ -38,6 +39,7 @@ function describe(row, unit) {
   return `Size ${fmt.unitCount(row.size, unit)}, overlap ${overlapLabel(row, unit)}: ` +
     `${fmt.integer(row.chunks)} chunks, inflation ${fmt.ratio(row.inflation)}, ` +
     `${fmt.integer(row.cut)} cut sentence${row.cut === 1 ? "" : "s"}` +
+    (row.produced_overlap_median === undefined ? "" : `, produced overlap median ${fmt.ratio(row.produced_overlap_median).replace("×", "")}`) +
     evidenceWords(row) +
     `${row.current ? " (current setting)" : ""}`;
 }
@@ -275,7 +277,8 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
       tr.append(
         el("td", {}, r.series === "overlap" ? "overlap" : "size"),
         el("td", { class: "num" }, fmt.integer(r.size)),
-        el("td", { class: "num" }, `${fmt.integer(r.overlap)} (${fmt.percent(r.overlap_percent / 100)})`),
+        el("td", { class: "num" }, `${fmt.integer(r.overlap)} (${fmt.percent(r.overlap_percent / 100)})` +
+          (r.produced_overlap_median === undefined ? "" : `; got ${fmt.ratio(r.produced_overlap_median).replace("×", "")} median, ${fmt.integer(r.no_overlap)} with none`)),
         el("td", { class: "num" }, fmt.integer(r.chunks)),
         el("td", { class: "num" }, fmt.ratio(r.inflation)),
         el("td", { class: "num" }, fmt.integer(r.cut)),
@@ -296,11 +299,18 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
 
   async function request(viewRequest) {
     const { text, unit, encoding, size, overlap, overlap_mode: overlapMode } = viewRequest;
+    // The splitter and its settings, as the view was asked (the recursive splitter's rows
+    // are real chunkings, with the overlap each produced).
+    const splitter = Object.fromEntries(
+      FACTS.splitter_fields.filter((key) => key in viewRequest).map((key) => [key, viewRequest[key]]),
+    );
     let response;
     try {
       lastView = viewRequest;
       const extra = evidenceFields?.fields ?? {};
-      response = await engine.call(PURPOSE.sweep, { op: "sweep", text, unit, encoding, size, overlap, overlap_mode: overlapMode, ...extra });
+      response = await engine.call(PURPOSE.sweep, {
+        op: "sweep", text, unit, encoding, size, overlap, overlap_mode: overlapMode, ...splitter, ...extra,
+      });
     } catch (err) {
       error.textContent = `The sweep failed: ${messageOf(err)}`;
       error.hidden = false;

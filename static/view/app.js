@@ -26,6 +26,7 @@ import { mountNumberKeys } from "./number-keys.js";
 import { renderOverview } from "./overview.js";
 import { guardPaste } from "./paste-guard.js";
 import { Status } from "./status.js";
+import { mountSplitter, splitterFields } from "./splitter.js";
 import { renderSummary } from "./summary.js";
 import { TextStore } from "./text-store.js";
 
@@ -91,6 +92,8 @@ const ui = {
   breaksNote: $("#breaks-note"),
   textKept: $("#text-kept"),
   shareLink: $("#share-link"),
+  overlapSentence: $('[data-testid="overlap-sentence"]'),
+  wordUnitReason: $('[data-testid="word-unit-reason"]'),
   downloadReason: $("#download-reason"),
 };
 
@@ -192,6 +195,7 @@ function buildRequest(op) {
     model: settings.model || null,
     // The input limit is a count of tokens, shown and checked in token mode only.
     max_tokens: settings.unit === "token" ? settings.max : null,
+    ...splitterFields(settings),
     ...centre.requestFields(),
   };
 }
@@ -305,6 +309,9 @@ function render(result) {
   const { params, summary, capped, chunks } = result;
   renderSummary(ui.summary, result);
   renderCounts(result.counts);
+  // What the boundaries got, in the engine's plain words (a fixed window gets what it asks).
+  ui.overlapSentence.textContent = result.overlap && result.splitter.name !== "fixed" ? result.overlap.sentence : "";
+  ui.overlapSentence.hidden = !ui.overlapSentence.textContent;
   if (settings.om === "percent") {
     ui.overlapResolved.textContent = `= ${fmt.unitCount(params.overlap, params.unit)} of overlap (rounded half up to whole ${fmt.unitPlural(params.unit)})`;
   } else {
@@ -372,6 +379,8 @@ function applySettings(next) {
   settings = next;
   showSettings(ui, settings);
   encodingInfo.show(settings.enc); // a model may bring another encoding: its licence line too
+  splitter.show();
+  showSplitterUnit();
   onSettingsEdited({ delay: 0 });
 }
 
@@ -435,6 +444,30 @@ ui.form.addEventListener("change", (event) => {
 
 ui.form.addEventListener("submit", (event) => event.preventDefault());
 
+// ---------------------------------------------------------------- the splitter
+
+/** Word mode is none of LangChain's length functions: its radio is disabled, with why. */
+function showSplitterUnit() {
+  const recursive = settings.sp === "recursive";
+  const allowed = FACTS.splitters[settings.sp].units;
+  for (const radio of ui.form.querySelectorAll('input[name="unit"]')) {
+    const input = /** @type {HTMLInputElement} */ (radio);
+    input.disabled = !allowed.includes(input.value);
+  }
+  ui.wordUnitReason.hidden = !recursive;
+  ui.wordUnitReason.textContent = recursive ? `Words are not offered: ${FACTS.no_word_unit}.` : "";
+  if (!allowed.includes(settings.unit)) {
+    settings.unit = allowed[0];
+    ui.form.querySelector(`input[name="unit"][value="${settings.unit}"]`).checked = true;
+    showUnit(ui, settings);
+  }
+}
+
+const splitter = mountSplitter(ui.form, () => settings, () => {
+  showSplitterUnit();
+  onSettingsEdited({ delay: 0 });
+});
+
 ui.tokenBreaks.addEventListener("change", () => {
   settings.tb = ui.tokenBreaks.checked;
   saveHash();
@@ -464,6 +497,8 @@ for (const button of document.querySelectorAll("[data-example]")) {
 window.addEventListener("hashchange", () => {
   settings = readHash(location.hash);
   showSettings(ui, settings);
+  splitter.show();
+  showSplitterUnit();
   encodingInfo.show(settings.enc);
   renderModelFigures(ui.modelFigures, settings);
   schedule(0);
@@ -567,6 +602,8 @@ const evidence = mountEvidence({
 
 settings = readHash(location.hash);
 showSettings(ui, settings);
+splitter.show();
+showSplitterUnit();
 encodingInfo.show(settings.enc);
 renderModelFigures(ui.modelFigures, settings);
 if (settings.model) tools.usePreset(presetForTools(settings.model));

@@ -252,6 +252,9 @@ export class TextView {
       this.addWindows(view, answer.windows);
     }
     const { bounds, first, count } = answer.segments;
+    // Boundaries that got less overlap than asked: a dashed edge and a title (not colour alone).
+    const short = answer.short_boundaries ?? { at: [], overlap: [] };
+    this.short = new Map(short.at.map((at, i) => [at, short.overlap[i]]));
     const pages = which ?? Array.from({ length: answer.pages }, (_, i) => answer.page + i);
     for (const p of pages) {
       const start = view.edges[p];
@@ -282,6 +285,14 @@ export class TextView {
     node.setAttribute("data-start", String(a));
     node.setAttribute("data-end", String(b));
     node.setAttribute("data-chunks", chunks);
+    const got = this.short?.get(a);
+    if (got !== undefined) {
+      node.classList.add("seg-short");
+      node.setAttribute("data-short-overlap", String(got));
+      node.setAttribute("title", `This boundary got ${got} of overlap, less than asked`);
+    } else {
+      node.removeAttribute("title");
+    }
     node.textContent = view.text.slice(view.at(a), view.at(b));
     return node;
   }

@@ -144,7 +144,8 @@ def test_lifting_the_caps_shows_every_card_near_the_view_and_downloads_what_the_
     # What lifting costs: the download's size, about (the engine's estimate, within 2%).
     estimate = native("chunk", text=text, unit="word", size=2, overlap=0)["capped"]["export_bytes"]
     assert abs(estimate - len(cli)) < 0.02 * len(cli)
-    expect(app.get_by_test_id("lift-cost")).to_contain_text("about 180 kB of JSON")
+    # (pyapp.chunks/5 lists every boundary too: 481 entries more than the third version.)
+    expect(app.get_by_test_id("lift-cost")).to_contain_text("about 220 kB of JSON")
     expect(app.get_by_test_id("chunk")).to_have_count(0)
     expect(app.get_by_test_id("download-json")).to_be_hidden()
 

@@ -58,11 +58,14 @@ def test_keys_come_in_the_documented_order() -> None:
     assert list(doc) == [
         "schema",
         "params",
+        "splitter",
         "summary",
+        "overlap",
         "bom_removed",
         "text",
         "boundaries",
         "chunks",
+        "chunk_boundaries",
         "capped",
     ]
     assert list(doc["text"]) == ["sha256", "bytes", "chars", "line_breaks"]

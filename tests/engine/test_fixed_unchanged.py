@@ -18,11 +18,20 @@ ANSWERS = Path(__file__).parent / "golden" / "fixed" / "main_answers.json"
 GOLDEN: dict[str, dict[str, Any]] = json.loads(ANSWERS.read_text("utf-8"))
 
 
+#: What the chunk export gained with its fifth version (the splitter, the overlap each
+#: boundary produced): without them a fixed-window export is the third version's.
+ADDED = ("splitter", "overlap", "chunk_boundaries")
+
+
 def _without_text(doc: dict[str, Any]) -> dict[str, Any]:
     """An export or evidence document without the ``text`` that names its text (added
-    since: ``pyapp.chunks/4``, ``pyapp.evidence/2``), under its earlier schema."""
-    earlier = {"pyapp.chunks/4": "pyapp.chunks/3", "pyapp.evidence/2": "pyapp.evidence/1"}
-    out = {k: v for k, v in doc.items() if k != "text"}
+    since: ``pyapp.chunks/4``, ``pyapp.evidence/2``) and without what the fifth chunk
+    export added (the fixed window named as the splitter, the overlap figures and each
+    boundary's), under its earlier schema."""
+    earlier = {"pyapp.chunks/5": "pyapp.chunks/3", "pyapp.evidence/2": "pyapp.evidence/1"}
+    if doc["schema"] == "pyapp.chunks/5":
+        assert doc["splitter"] == {"name": "fixed"}
+    out = {k: v for k, v in doc.items() if k != "text" and k not in ADDED}
     out["schema"] = earlier.get(out["schema"], out["schema"])
     return out
 
@@ -69,6 +78,11 @@ def unchanged(request: dict[str, Any], answer: str) -> str:
             result["jsonl"] = "".join(lines[:-1])
         elif op == "evidence":
             body["result"] = _without_text(result)
+        if op == "chunk":  # the view names the splitter and what the boundaries got
+            for name in ADDED:
+                result.pop(name)
+        if op == "segments":  # a fixed window's boundaries all get what was asked
+            assert result.pop("short_boundaries") == {"at": [], "overlap": []}
         body = _fewer_export_bytes(body, _text_bytes(request))
     return json.dumps(body, ensure_ascii=False)
 

@@ -1,0 +1,86 @@
+"""The recursive splitter in the page, as a person uses it: choose it and a preset, see
+word mode disabled with its reason, the overlap sentence and the boundaries marked in
+the text view, share the link, and download what the command line prints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from helpers import WAIT_MS, cli_chunk, configure
+from playwright.sync_api import expect
+
+MARKDOWN = (
+    "# Chunking notes\n\nA recursive splitter tries separators in order. It treats the overlap"
+    " as a target.\n\n## Why it matters\n\nThe overlap you set is not always the overlap you"
+    " get. Short paragraphs end a chunk early.\n\n## Offsets\n\nEvery chunk keeps its exact"
+    " place in the text, even when the text repeats.\n"
+)
+
+
+def test_the_recursive_splitter_in_the_page_marks_short_boundaries_and_downloads_the_cli_bytes(
+    app: Any, tmp_path: Path
+) -> None:
+    configure(app, text=MARKDOWN, unit="char", size="60", overlap="20")
+    app.get_by_test_id("splitter").select_option("recursive")
+    settings = app.get_by_test_id("recursive-settings")
+    expect(settings).to_be_visible()
+    # Word mode is none of LangChain's length functions: disabled, and the page says why.
+    expect(app.get_by_test_id("unit-word")).to_be_disabled()
+    expect(app.get_by_test_id("word-unit-reason")).to_contain_text("length functions")
+    app.get_by_test_id("separators-preset").select_option("markdown")
+    # The editable list shows the preset's separators with a line break as \n.
+    first = app.get_by_test_id("separator-item").first
+    expect(first).to_have_value("\\n#{1,6} ")
+    expect(app.get_by_test_id("separator-regex")).to_be_checked()
+
+    flags = ["--splitter", "recursive", "--unit", "char", "--size", "60", "--overlap", "20"]
+    expected = cli_chunk(MARKDOWN, *flags, "--separators-preset", "markdown")
+    doc = json.loads(expected)
+    expect(app.get_by_test_id("summary-chunks")).to_have_attribute(
+        "data-value", str(doc["summary"]["chunks"]), timeout=WAIT_MS
+    )
+    # The plain-words sentence is the engine's, for these very chunks.
+    sentence = app.get_by_test_id("overlap-sentence")
+    expect(sentence).to_contain_text("You asked for 20 characters of overlap.")
+    expect(sentence).to_contain_text(f"{doc['overlap']['no_overlap']} of")
+    # Each boundary that got less than asked is marked in the text view (a dashed edge
+    # with a title), where its later chunk starts.
+    short = [
+        doc["chunks"][b["after"] + 1]["char_start"]
+        for b in doc["chunk_boundaries"]
+        if b["overlap"] < 20
+    ]
+    assert short, "the example should have boundaries that got less than asked"
+    marks = app.locator('[data-testid="segment"].seg-short')
+    expect(marks.first).to_be_attached(timeout=WAIT_MS)
+    starts = sorted(int(m) for m in marks.evaluate_all("ns => ns.map(n => n.dataset.start)"))
+    assert starts == short
+    expect(marks.first).to_have_attribute(
+        "title", "This boundary got 0 of overlap, less than asked"
+    )
+
+    # The share link carries the splitter's settings; the download is the CLI's bytes.
+    href = app.get_by_test_id("share-link").get_attribute("href")
+    assert "sp=recursive" in href and "sep=markdown" in href
+    with app.expect_download() as info:
+        app.get_by_test_id("download-json").click()
+    download = info.value
+    assert download.suggested_filename == "chunks-recursive-char-60-20.json"
+    saved = tmp_path / "download.json"
+    download.save_as(saved)
+    assert saved.read_bytes() == expected
+
+    # An edited separator list goes to the engine as typed, escapes read back.
+    item = app.get_by_test_id("separator-item").nth(0)
+    item.fill("\\n\\n")
+    expect(app.get_by_test_id("separators-preset")).to_have_value("")
+    custom = cli_chunk(
+        MARKDOWN, *flags, "--separator-regex", "--separators",
+        json.dumps(["\n\n", *doc["splitter"]["separators"][1:]]),
+    )  # fmt: skip
+    expect(app.get_by_test_id("summary-chunks")).to_have_attribute(
+        "data-value", str(json.loads(custom)["summary"]["chunks"]), timeout=WAIT_MS
+    )
+    assert "seps=" in (app.get_by_test_id("share-link").get_attribute("href") or "")
