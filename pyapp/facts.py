@@ -35,11 +35,13 @@ __all__ = [
     "EVIDENCE_DEFAULTS",
     "MAX_BYTES",
     "MAX_CHUNKS",
+    "MAX_CHUNKS_FILE_BYTES",
     "MAX_DIGITS",
     "MAX_EVIDENCE_ITEMS",
     "MAX_EVIDENCE_LISTED",
     "MAX_EXPONENT",
     "MAX_FIELD_CHARS",
+    "MAX_IMPORTED_CHUNKS",
     "MAX_PROCESSED_UNITS",
     "MAX_QUOTE",
     "MAX_RETRIEVAL_UNITS",
@@ -74,6 +76,11 @@ MAX_EVIDENCE_LISTED: Final = 200_000
 #: The retrieval check indexes every chunk's text: past this many processed units
 #: (the sum of the chunk lengths) it is skipped, and says so.
 MAX_RETRIEVAL_UNITS: Final = 4_000_000
+#: An imported chunks file (``audit --chunks``, the page's "Open chunks"): at most this
+#: many bytes, the text's own limit.
+MAX_CHUNKS_FILE_BYTES: Final = MAX_BYTES
+#: An imported chunks file: at most this many chunks.
+MAX_IMPORTED_CHUNKS: Final = 100_000
 
 
 # ---------------------------------------------------------------------- the text view
@@ -303,6 +310,8 @@ def page_facts() -> dict[str, Any]:
             "evidence_items": MAX_EVIDENCE_ITEMS,
             "evidence_listed": MAX_EVIDENCE_LISTED,
             "retrieval_units": MAX_RETRIEVAL_UNITS,
+            "chunks_file_bytes": MAX_CHUNKS_FILE_BYTES,
+            "imported_chunks": MAX_IMPORTED_CHUNKS,
         },
         "units": [asdict(unit) for unit in UNITS.values()],
         "encodings": [
