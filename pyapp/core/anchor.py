@@ -14,8 +14,9 @@ placed (none before the first):
    replacement characters (U+FFFD) at the chunk's two ends standing for one character
    outside ASCII there (a token window cut inside a character, decoded with
    ``errors="replace"``, holds part of it). The interval runs from the first to the
-   last character matched, cut characters included; it never starts or ends on
-   whitespace, and it starts at or after the previous chunk's start.
+   last character matched, cut characters included, widened by the chunk's own
+   leading and trailing whitespace where the text has the same there; it starts at
+   or after the previous chunk's start.
 4. **missing**: otherwise; listed, never fatal, and it does not move ``previous``.
 
 A chunk with no claimed start skips step 1. Every step searches forward from the
@@ -132,6 +133,19 @@ def _core(chunk: str) -> tuple[str, bool, bool]:
     return core, squeezed[:1] == _REPLACEMENT, squeezed[-1:] == _REPLACEMENT
 
 
+def _edges(text: str, chunk: str, found: tuple[int, int], from_: int) -> tuple[int, int]:
+    """A whitespace-blind match widened by the chunk's own leading and trailing
+    whitespace, where the text has the same there."""
+    start, end = found
+    head = chunk[: len(chunk) - len(chunk.lstrip())]
+    tail = chunk[len(chunk.rstrip()) :]
+    if head and start - len(head) >= from_ and text.startswith(head, start - len(head)):
+        start -= len(head)
+    if tail and text.startswith(tail, end):
+        end += len(tail)
+    return start, end
+
+
 def anchor(
     text: str,
     chunks: Sequence[str],
@@ -174,7 +188,7 @@ def anchor(
                         core, from_, avoid=previous, cut_head=cut_head, cut_tail=cut_tail
                     )
                     if found is not None:
-                        verdict, place = "normalized", found
+                        verdict, place = "normalized", _edges(text, chunk, found, from_)
         if place is not None:
             previous = place
         out.append(
