@@ -84,8 +84,9 @@ def add_lens_flags(parser: argparse.ArgumentParser) -> None:
         metavar="EVIDENCE",
         help="JSON Lines evidence passages, as `evidence` reads them",
     )
-    parser.add_argument("--top-k", default=EVIDENCE_DEFAULTS["top_k"], metavar="K",
-                        help=f"chunks retrieved per question ({EVIDENCE_DEFAULTS['top_k']})")  # fmt: skip
+    top_k = EVIDENCE_DEFAULTS["top_k"]
+    parser.add_argument("--top-k", default=top_k, metavar="K",
+                        help=f"chunks retrieved per question ({top_k})")  # fmt: skip
 
 
 def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:

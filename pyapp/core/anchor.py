@@ -24,7 +24,8 @@ previous chunk's start, so repeated text resolves the same way every time.
 Offsets are code points, as Python slices them.
 
 >>> text = "one two. one two. three"
->>> [(a.verdict, a.start, a.end) for a in anchor(text, ["one two.", "one two.", "three"], [0, 0, 99])]
+>>> placed = anchor(text, ["one two.", "one two.", "three"], [0, 0, 99])
+>>> [(a.verdict, a.start, a.end) for a in placed]
 [('given', 0, 8), ('corrected', 9, 17), ('corrected', 18, 23)]
 >>> [(a.verdict, a.start, a.end) for a in anchor("a  b\\r\\nc", ["a b\\nc", "zzz"], [None, None])]
 [('normalized', 0, 7), ('missing', None, None)]
@@ -164,7 +165,7 @@ def anchor(
         if (
             n
             and given is not None
-            and 0 <= given
+            and given >= 0
             and text.startswith(chunk, given)
             and (given_end is None or given_end == given + n)
             and previous != (given, given + n)

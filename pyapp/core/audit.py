@@ -8,7 +8,8 @@ sentences no chunk holds whole, the evidence passages held whole or split, BM25 
 and, through the truncation lens (:mod:`.lens`), what the embedding model drops.
 
 >>> text = "One two three. Four five six. One two three."
->>> report = audit_text(text, '["One two three.", " Four five six.", "One two three."]', measure=Measure(unit="word"))
+>>> chunks = '["One two three.", " Four five six.", "One two three."]'
+>>> report = audit_text(text, chunks, measure=Measure(unit="word"))
 >>> [(c.verdict, c.start, c.end) for c in report.anchored]
 [('corrected', 0, 14), ('corrected', 14, 29), ('corrected', 30, 44)]
 >>> report.anchoring_sentence()
@@ -258,7 +259,7 @@ def figures(
 
 
 def _fields(fig: Figures) -> dict[str, Any]:
-    return {name: getattr(fig, name) for name in Figures.__slots__}  # type: ignore[attr-defined]
+    return {name: getattr(fig, name) for name in Figures.__slots__}
 
 
 def _evidence(
@@ -326,8 +327,10 @@ class AuditReport:
 def anchoring_sentence(anchored: Sequence[Anchored]) -> str:
     """
     >>> from .anchor import anchor
-    >>> anchoring_sentence(anchor("ab ab", ["ab", "ab", "zz"], [0, 0, None]))
-    "your tool's start offsets were wrong for 1 of 2 chunks that carry one; 1 of 3 chunks was not found (listed)"
+    >>> print(anchoring_sentence(anchor("ab ab", ["ab", "ab", "zz"], [0, 0, None])))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    your tool's start offsets were wrong for 1 of 2 chunks that carry one; 1 of 3 chunks
+    was not found (listed)
     """
     n = len(anchored)
     with_offset = [a for a in anchored if a.given_start is not None]
@@ -339,10 +342,11 @@ def anchoring_sentence(anchored: Sequence[Anchored]) -> str:
         head = "your chunks carry no start offsets"
         found = f"all {n:,} were found in the text" if not missing else ""
     else:
+        carry = len(with_offset)
         scope = (
             f"{n:,} {chunks}"
-            if len(with_offset) == n
-            else f"{len(with_offset):,} {'chunk' if len(with_offset) == 1 else 'chunks'} that carry one"
+            if carry == n
+            else f"{carry:,} {'chunk' if carry == 1 else 'chunks'} that carry one"
         )
         head = f"your tool's start offsets were wrong for {wrong:,} of {scope}"
         found = "all were found" if not missing else ""

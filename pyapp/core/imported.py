@@ -27,10 +27,14 @@ every one of these tools writes them.
 >>> chunks = read_chunks('[{"page_content": "ab", "metadata": {"start_index": 3}}]')
 >>> chunks.shape, chunks.chunks[0].text, chunks.chunks[0].start, chunks.chunks[0].where
 ('langchain', 'ab', 3, 'item 1 (line 1)')
->>> read_chunks('{"text": "ab"}\\n{"text": "cd"}')
-Traceback (most recent call last):
-...
-pyapp.errors.InputError: line 1: unknown chunk shape (keys: text): looked for page_content (LangChain), text with start_index (Chonkie), text with start_char_idx (LlamaIndex), content (Haystack), a plain string, or this tool's export (schema, chunks); name the fields with --text-field and --start-field
+>>> try:
+...     read_chunks('{"text": "ab"}\\n{"text": "cd"}')
+... except InputError as err:
+...     print(err)  # doctest: +NORMALIZE_WHITESPACE
+line 1: unknown chunk shape (keys: text): looked for page_content (LangChain), text with
+start_index (Chonkie), text with start_char_idx (LlamaIndex), content (Haystack), a plain
+string, or this tool's export (schema, chunks); name the fields with --text-field and
+--start-field
 """
 
 from __future__ import annotations
@@ -100,10 +104,12 @@ def decode_chunks_file(data: bytes, *, name: str = "the chunks file") -> str:
     is not UTF-8 (with the line and offset of the first bad byte). A leading byte-order
     mark is dropped.
 
-    >>> decode_chunks_file(b'["a",\\n"\\xff"]')
-    Traceback (most recent call last):
-    ...
-    pyapp.errors.InputError: the chunks file is not UTF-8: byte 0xff at offset 7 (line 2): save it as UTF-8
+    >>> try:
+    ...     decode_chunks_file(b'["a",\\n"\\xff"]')
+    ... except InputError as err:
+    ...     print(err)  # doctest: +NORMALIZE_WHITESPACE
+    the chunks file is not UTF-8: byte 0xff at offset 7 (line 2):
+    save it as UTF-8
     """
     if len(data) > MAX_CHUNKS_FILE_BYTES:
         raise InputError("chunks", _too_big(name, len(data)))

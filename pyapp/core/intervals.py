@@ -43,7 +43,7 @@ def joins(spans: Sequence[Span | None], text: str) -> list[Join]:
     shares all of itself)."""
     ordered = sorted_spans(spans)
     out: list[Join] = []
-    for (s0, e0, i0), (s1, e1, _) in zip(ordered, ordered[1:], strict=False):
+    for (_, e0, i0), (s1, e1, _) in zip(ordered, ordered[1:], strict=False):
         overlap = max(0, min(e0, e1) - s1)
         gap = max(0, s1 - e0)
         out.append(Join(i0, overlap, gap, not text[e0:s1].strip()))

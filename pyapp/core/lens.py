@@ -10,7 +10,8 @@ chunk is cut where :func:`~pyapp.core.truncation.model_cut` says its input ends.
 >>> lens.max_tokens, lens.special_tokens, lens.encoding
 (256, 2, 'bert-base-uncased')
 >>> text = "one two three four. five six"
->>> read = read_chunks(text, [(0, 19), (20, 28)], parse_lens(encoding="bert-base-uncased", max_tokens=5))
+>>> lens = parse_lens(encoding="bert-base-uncased", max_tokens=5)
+>>> read = read_chunks(text, [(0, 19), (20, 28)], lens)
 >>> [(c.tokens, c.cut) for c in read.chunks], read.unseen_chars
 ([(7, 13), (4, None)], 6)
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from ..errors import InputError
 from ..figures import number
@@ -52,8 +54,11 @@ class Lens:
     def sentence(self, *, truncated: int, chunks: int, unseen_chars: int) -> str:
         """What the page says, plainly.
 
-        >>> parse_lens(model="all-MiniLM-L6-v2").sentence(truncated=41, chunks=230, unseen_chars=8912)
-        'all-MiniLM-L6-v2 reads at most 256 word pieces, [CLS] and [SEP] included. 41 of 230 chunks are longer, and it will never see 8,912 characters of this text.'
+        >>> lens = parse_lens(model="all-MiniLM-L6-v2")
+        >>> print(lens.sentence(truncated=41, chunks=230, unseen_chars=8912))
+        ... # doctest: +NORMALIZE_WHITESPACE
+        all-MiniLM-L6-v2 reads at most 256 word pieces, [CLS] and [SEP] included. 41 of 230
+        chunks are longer, and it will never see 8,912 characters of this text.
         """
         pieces = _PIECES.get(self.encoding, f"{self.encoding} tokens")
         special = ""
@@ -176,9 +181,7 @@ class LensReport:
         }
 
 
-def _share(part: int, whole: int) -> object:
-    from fractions import Fraction
-
+def _share(part: int, whole: int) -> Fraction | None:
     return Fraction(part, whole) if whole else None
 
 

@@ -11,10 +11,11 @@ character as read: the tail is the text of which the model reads nothing.
 Every caller that truncates a text for a model (the audit's truncation lens, dense
 retrieval) uses :func:`model_cut`, so they agree to the code point.
 
->>> t = model_cut("hello world, hello again", encoding="bert-base-uncased", max_tokens=5, special_tokens=2)
+>>> bert = {"encoding": "bert-base-uncased", "special_tokens": 2}
+>>> t = model_cut("hello world, hello again", max_tokens=5, **bert)
 >>> t.tokens, t.kept, t.cut, "hello world, hello again"[: t.cut]
 (7, 3, 12, 'hello world,')
->>> model_cut("short", encoding="bert-base-uncased", max_tokens=5, special_tokens=2).cut is None
+>>> model_cut("short", max_tokens=5, **bert).cut is None
 True
 """
 

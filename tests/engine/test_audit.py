@@ -148,7 +148,9 @@ def brute_anchor(
     return out
 
 
-def ours(text: str, chunks: list[str], starts: list[int | None], ends: list[int | None]) -> list[tuple[str, int | None, int | None]]:
+def ours(
+    text: str, chunks: list[str], starts: list[int | None], ends: list[int | None]
+) -> list[tuple[str, int | None, int | None]]:
     return [(a.verdict, a.start, a.end) for a in anchor(text, chunks, starts, ends)]
 
 
@@ -199,7 +201,9 @@ def test_langchain_token_chunks_reanchor_as_the_brute_force_and_judge_its_offset
     placed = ours(TEXT, chunks, starts, ends)
     assert placed == brute_anchor(TEXT, chunks, starts, ends)
     right = wrong = 0
-    for (verdict, start, end), given, chunk, real in zip(placed, starts, chunks, truth, strict=True):
+    for (verdict, start, end), given, chunk, real in zip(
+        placed, starts, chunks, truth, strict=True
+    ):
         if given == real[0] and TEXT[real[0] : real[1]] == chunk:
             right += 1
             assert verdict == "given"  # the peer was right: kept
@@ -335,7 +339,8 @@ def test_fields_named_by_the_user_map_any_other_shape() -> None:
          r" page_content \(LangChain\), text with start_index \(Chonkie\)"),
         ('{"text": 1}', "looked for page_content"),
         ('[\n"a",\n{"page_content": "b"}\n]', r"item 2 \(line 3\): expected a string"),
-        ('[{"page_content": "a"},\n {"metadata": {}}]', r"item 2 \(line 2\): field page_content is missing"),
+        ('[{"page_content": "a"},\n {"metadata": {}}]',
+         r"item 2 \(line 2\): field page_content is missing"),
         ('[{"page_content": "a", "metadata": {"start_index": "3"}}]',
          r"item 1 \(line 1\), field metadata.start_index: an offset must be a whole number"),
         ('[{"page_content": 5}]', "field page_content: the text must be a string"),
@@ -346,7 +351,9 @@ def test_fields_named_by_the_user_map_any_other_shape() -> None:
         ('"just a string"', "not chunks"),
     ],
 )  # fmt: skip
-def test_a_file_that_is_not_chunks_is_refused_in_one_line_naming_where(source: str, message: str) -> None:
+def test_a_file_that_is_not_chunks_is_refused_in_one_line_naming_where(
+    source: str, message: str
+) -> None:
     with pytest.raises(InputError, match=message) as caught:
         read_chunks(source)
     assert "\n" not in caught.value.message
@@ -413,7 +420,8 @@ def hf_bert(max_length: int) -> Any:
     )
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])]
+        single="[CLS] $A [SEP]",
+        special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])],
     )
     tok.enable_truncation(max_length=max_length)
     return tok
@@ -452,7 +460,9 @@ def test_the_cut_equals_hugging_face_truncation_for_every_over_limit_chunk(max_l
     over = 0
     for chunk in peer_chunks():
         expected = hf_cut(chunk, max_length)
-        got = model_cut(chunk, encoding="bert-base-uncased", max_tokens=max_length, special_tokens=2)
+        got = model_cut(
+            chunk, encoding="bert-base-uncased", max_tokens=max_length, special_tokens=2
+        )
         assert got.cut == expected, chunk
         assert got.tokens == len(hf_bert(10**6).encode(chunk).ids)
         over += expected is not None
@@ -499,13 +509,17 @@ def test_compare_shows_moved_boundaries_flips_and_recall() -> None:
     b = chunking_of_file(text, '["Alpha beta gamma.", "Delta epsilon zeta.", "Eta theta iota."]')
     from pyapp.core.evidence import parse_jsonl
 
-    evidence = parse_jsonl(text, '{"id": "e1", "quote": "Delta epsilon zeta.", "question": "delta epsilon"}\n')
+    evidence = parse_jsonl(
+        text, '{"id": "e1", "quote": "Delta epsilon zeta.", "question": "delta epsilon"}\n'
+    )
     doc = compare(text, a, b, measure=Measure(unit="word"), lens=None, evidence=evidence, top_k=1)
     assert (doc["a"]["chunks"], doc["b"]["chunks"], doc["difference"]["chunks"]) == (2, 3, 1)
     assert doc["a"]["processed_units"] == 9 and doc["b"]["processed_units"] == 9
     assert doc["moved_boundaries"]["a"] == [23, 24]
     assert doc["moved_boundaries"]["b"] == [17, 18, 37, 38]
-    assert doc["evidence_flips"] == [{"id": "e1", "start": 18, "end": 37, "a": "split", "b": "whole"}]
+    assert doc["evidence_flips"] == [
+        {"id": "e1", "start": 18, "end": 37, "a": "split", "b": "whole"}
+    ]
     assert (doc["a"]["recall_at_k"], doc["b"]["recall_at_k"], doc["recall_change"]) == (0, 1, 1)
 
 
@@ -513,4 +527,3 @@ def test_chunk_sizes_in_any_unit() -> None:
     assert Measure.parse(unit="word").count("a b  c") == 3
     assert Measure.parse(unit="token", encoding="cl100k_base").count("hello world") == 2
     assert Measure.parse(unit="char").count("日本") == 2
-
