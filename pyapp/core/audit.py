@@ -29,11 +29,12 @@ from ..figures import number
 from ..models import MODELS
 from .anchor import VERDICTS, Anchored, anchor
 from .bm25 import ChunkIndex, term_index, terms, top
-from .chunking import check_size, segment, windows
+from .chunking import check_size
+from .chunkings import Chunking, chunking_of
 from .evidence import Evidence, EvidenceItem, parse_jsonl
 from .export import indented
 from .imported import ImportedChunks, read_chunks
-from .intervals import holders, joins, sorted_spans, uncovered
+from .intervals import holders, sorted_spans
 from .lens import Lens, LensReport
 from .lens import read_chunks as lens_read
 from .params import Params, parse_encoding, parse_number, parse_unit
@@ -45,7 +46,7 @@ __all__ = [
     "AUDIT_SCHEMA",
     "COMPARE_SCHEMA",
     "AuditReport",
-    "Chunking",
+    "Side",
     "Measure",
     "audit_text",
     "chunking_of_file",
@@ -104,7 +105,7 @@ class Measure:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Chunking:
+class Side:
     """One chunking of one text: each chunk's interval (``None`` when it was not found)
     and its own text; for an imported file, its anchoring too."""
 
@@ -116,7 +117,7 @@ class Chunking:
 
 
 def chunking_of_file(text: str, source: str, *, label: str = "file", text_field: str | None = None,
-                     start_field: str | None = None) -> Chunking:  # fmt: skip
+                     start_field: str | None = None) -> Side:  # fmt: skip
     """An imported chunks file, re-anchored on ``text``."""
     imported = read_chunks(
         source, text_field=text_field, start_field=start_field, max_chars=len(text)
@@ -125,7 +126,7 @@ def chunking_of_file(text: str, source: str, *, label: str = "file", text_field:
     placed = anchor(
         text, [c.text for c in chunks], [c.start for c in chunks], [c.end for c in chunks]
     )
-    return Chunking(
+    return Side(
         label=label,
         spans=tuple(
             (a.start, a.end) if a.start is not None and a.end is not None else None for a in placed
@@ -136,14 +137,28 @@ def chunking_of_file(text: str, source: str, *, label: str = "file", text_field:
     )
 
 
-def chunking_of_settings(text: str, params: Params, *, label: str = "settings") -> Chunking:
-    """The fixed windows of ``params`` over ``text``, as intervals."""
-    seg = segment(text, params)
-    spans = tuple((w.char_start, w.char_end) for w in windows(seg, params))
-    return Chunking(label=label, spans=spans, texts=tuple(text[s:e] for s, e in spans))
+def chunking_of_settings(text: str, params: Params, *, label: str = "settings") -> Side:
+    """The chunking ``params`` makes of ``text`` (:func:`~.chunkings.chunking_of`)."""
+    spans = tuple(chunking_of(text, params).spans())
+    return Side(label=label, spans=spans, texts=tuple(text[s:e] for s, e in spans))
 
 
-def chunking_of_export(text: str, source: str, *, label: str) -> Chunking:
+def model_of(text: str, side: Side, measure: Measure) -> tuple[Chunking, list[int]]:
+    """The placed chunks as the engine's model of a chunking (in text order: by start,
+    then end), and the index in ``side`` of each of its chunks."""
+    ordered = sorted_spans(side.spans)
+    model = Chunking(
+        text,
+        [s for s, _, _ in ordered],
+        [e for _, e, _ in ordered],
+        unit=measure.unit,
+        lengths=[measure.count(text[s:e]) for s, e, _ in ordered],
+        measure=measure.count,
+    )
+    return model, [i for _, _, i in ordered]
+
+
+def chunking_of_export(text: str, source: str, *, label: str) -> Side:
     """An export of this tool read back as a chunks file."""
     return chunking_of_file(text, source, label=label)
 
@@ -161,7 +176,7 @@ class Figures:
     stored_tokens: int
     stored_encoding: str
     price_per_million: Fraction
-    overlap_chars: int
+    overlap_units: int
     gap_chars: int
     uncovered_chars: int
     sentences: int
@@ -191,7 +206,7 @@ class Figures:
             "stored_tokens": self.stored_tokens,
             "stored_encoding": self.stored_encoding,
             "estimated_cost": number(self.cost),
-            "overlap_chars": self.overlap_chars,
+            "overlap_units": self.overlap_units,
             "gap_chars": self.gap_chars,
             "uncovered_chars": self.uncovered_chars,
             "sentences": self.sentences,
@@ -209,7 +224,7 @@ def _stored_encoding(measure: Measure, lens: Lens | None) -> str:
 
 def figures(
     text: str,
-    chunking: Chunking,
+    chunking: Side,
     *,
     measure: Measure,
     lens: Lens | None,
@@ -217,39 +232,41 @@ def figures(
     top_k: int = 5,
 ) -> Figures:
     spans, texts = chunking.spans, chunking.texts
-    bodies = [text[s[0] : s[1]] if s is not None else t for s, t in zip(spans, texts, strict=True)]
-    processed = sum(measure.count(b) for b in bodies)
+    model, order = model_of(text, chunking, measure)
+    lost = [t for s, t in zip(spans, texts, strict=True) if s is None]
+    processed = model.processed + sum(measure.count(t) for t in lost)
     encoding = _stored_encoding(measure, lens)
     tokenizer = get_tokenizer(encoding)
+    bodies = [text[s[0] : s[1]] if s is not None else t for s, t in zip(spans, texts, strict=True)]
     stored = sum(tokenizer.count(b) for b in bodies)
-    the_joins = joins(spans, text)
+    overlaps, gaps = model.overlaps, model.gaps
     sentences = split_sentences(text)
     held = holders(spans, sentences)
     cut = [s for s, h in zip(sentences, held, strict=True) if h is None]
     lens_report = lens_read(text, spans, lens, texts=texts) if lens is not None else None
     fig = Figures(
         chunks=len(spans),
-        found=sum(s is not None for s in spans),
+        found=model.count,
         text_units=measure.count(text),
         processed_units=processed,
         index_entries=len(spans),
         stored_tokens=stored,
         stored_encoding=encoding,
         price_per_million=measure.price_per_million,
-        overlap_chars=sum(j.overlap for j in the_joins),
-        gap_chars=sum(j.gap for j in the_joins),
-        uncovered_chars=uncovered(spans, len(text)),
+        overlap_units=sum(overlaps),
+        gap_chars=sum(gaps),
+        uncovered_chars=model.uncovered(),
         sentences=len(sentences),
         cut_sentences=cut,
         boundaries=[
             {
-                "after": j.after,
-                "overlap_chars": j.overlap,
-                "gap_chars": j.gap,
-                "gap_blank": j.gap_blank,
+                "after": order[k],
+                "before": order[k + 1],
+                "overlap_units": overlaps[k],
+                "gap_chars": gaps[k],
             }
-            for j in the_joins
-        ],
+            for k in range(len(overlaps))
+        ],  # fmt: skip
         lens=lens_report,
     )
     if evidence is None:
@@ -300,7 +317,7 @@ def _evidence(
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AuditReport:
     text: str
-    chunking: Chunking
+    chunking: Side
     measure: Measure
     figures: Figures
     bom_removed: bool = False
@@ -466,8 +483,8 @@ def _edges(spans: Sequence[Span | None]) -> set[int]:
 
 def compare(
     text: str,
-    a: Chunking,
-    b: Chunking,
+    a: Side,
+    b: Side,
     *,
     measure: Measure,
     lens: Lens | None,
@@ -544,7 +561,7 @@ def compare(
     }
 
 
-def _side(chunking: Chunking) -> JSON:
+def _side(chunking: Side) -> JSON:
     if chunking.source is None or chunking.anchored is None:
         return {"shape": None, "verdicts": None}
     counts = dict.fromkeys(VERDICTS, 0)
