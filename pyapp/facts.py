@@ -184,6 +184,8 @@ PURPOSES: Final = (
     "text",
     "warm",
     "checks",
+    "audit",
+    "compare",
 )
 BACKGROUND_PURPOSES: Final = ("sweep", "warm", "checks")
 

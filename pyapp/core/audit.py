@@ -394,6 +394,7 @@ def audit_text(
     text_field: str | None = None,
     start_field: str | None = None,
     evidence_jsonl: str | None = None,
+    evidence: Evidence | None = None,
     top_k: int = 5,
 ) -> AuditReport:
     """Audit the chunks file ``source`` (its text) against ``text``."""
@@ -401,7 +402,8 @@ def audit_text(
     check_size(text)
     measure = measure or Measure()
     chunking = chunking_of_file(text, source, text_field=text_field, start_field=start_field)
-    evidence = read_evidence_for(text, evidence_jsonl)
+    if evidence is None:
+        evidence = read_evidence_for(text, evidence_jsonl)
     fig = figures(text, chunking, measure=measure, lens=lens, evidence=evidence, top_k=top_k)
     return AuditReport(text=text, chunking=chunking, measure=measure, figures=fig,
                        bom_removed=bom_removed, top_k=top_k)  # fmt: skip
