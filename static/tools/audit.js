@@ -110,6 +110,7 @@ export function mountAudit({ engine, panel, current }) {
     compareDownload: /** @type {HTMLButtonElement} */ ($("compare-download")),
   };
 
+  const fileOption = /** @type {HTMLOptionElement} */ (ui.against.querySelector('option[value="file"]'));
   for (const model of FACTS.models) ui.model.append(el("option", { value: model.name }, model.label));
   ui.model.append(el("option", { value: "custom" }, "A custom limit…"));
   for (const encoding of FACTS.encodings) ui.encoding.append(el("option", { value: encoding.name }, encoding.name));
@@ -128,7 +129,6 @@ export function mountAudit({ engine, panel, current }) {
 
   function lensFields() {
     const choice = ui.model.value;
-    ui.custom.hidden = choice !== "custom";
     if (choice === "") return {};
     if (choice === "custom") return { lens_encoding: ui.encoding.value, lens_max_tokens: ui.maxTokens.value };
     return { lens_model: choice };
@@ -330,7 +330,7 @@ export function mountAudit({ engine, panel, current }) {
     const bytes = new Uint8Array(await file.arrayBuffer());
     source = { chunks_base64: base64Of(bytes) };
     sourceName = file.name;
-    ui.against.disabled = false;
+    fileOption.disabled = false;
     refresh();
   }
 
@@ -352,10 +352,14 @@ export function mountAudit({ engine, panel, current }) {
   ui.pasteUse.addEventListener("click", () => {
     source = { chunks: ui.paste.value };
     sourceName = "The pasted chunks";
-    ui.against.disabled = false;
+    fileOption.disabled = false;
     refresh();
   });
-  for (const node of [ui.model, ui.encoding, ui.against]) node.addEventListener("change", refresh);
+  ui.model.addEventListener("change", () => {
+    ui.custom.hidden = ui.model.value !== "custom";
+    refresh();
+  });
+  for (const node of [ui.encoding, ui.against]) node.addEventListener("change", refresh);
   for (const node of [ui.maxTokens, ui.textField, ui.startField]) node.addEventListener("change", refresh);
   ui.download.addEventListener("click", () => auditJson && save(auditJson.json, auditJson.filename));
   ui.compareDownload.addEventListener("click", () => compareJson && save(compareJson.json, compareJson.filename));

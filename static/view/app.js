@@ -7,6 +7,7 @@ import { PURPOSE } from "../engine/protocol.js";
 import { measureText } from "../engine/text-limit.js";
 import { FACTS } from "../facts.js";
 import { engine } from "../start.js"; // started before this module graph loaded
+import { mountAudit } from "../tools/audit.js";
 import { mountEvidence } from "../tools/evidence.js";
 import { FieldErrors } from "../tools/forms.js";
 import { mountTools } from "../tools/tools.js";
@@ -213,6 +214,7 @@ async function compute() {
     centre.landed(request, response.result, { showBreaks: response.result.params.unit === "token" && settings.tb });
     tools.viewLanded(request);
     evidence.viewLanded(request);
+    audit.viewLanded();
     askChecks(request, response.result);
   } else {
     errors.show(response.error, { stale: lastGood !== null });
@@ -524,6 +526,15 @@ const evidence = mountEvidence({
   goTo: (index) => cards.goTo(index),
   // The smallest overlap that keeps every passage whole, put into the main inputs.
   apply: ({ overlap }) => applySettings({ ...settings, overlap: String(overlap), om: "units" }),
+});
+
+// ---------------------------------------------------------------- audit and compare
+
+const audit = mountAudit({
+  engine,
+  panel: $("#audit-panel"),
+  // The main view on screen: the audit reads its text, unit and price; pinning takes its settings.
+  current: () => lastGood?.request ?? null,
 });
 
 // ---------------------------------------------------------------- start
