@@ -17,6 +17,8 @@ shape                       a record is
                             flattened ``split_idx_start``)
 ``chonkie``                 ``text`` with ``start_index`` (and ``end_index``,
                             ``token_count``)
+``unstructured``            ``text`` with ``element_id`` (Unstructured elements: no
+                            offsets)
 ``mapped``                  ``--text-field`` and ``--start-field`` (dotted paths)
 ==========================  ==========================================================
 
@@ -32,9 +34,9 @@ every one of these tools writes them.
 ... except InputError as err:
 ...     print(err)  # doctest: +NORMALIZE_WHITESPACE
 line 1: unknown chunk shape (keys: text): looked for page_content (LangChain), text with
-start_index (Chonkie), text with start_char_idx (LlamaIndex), content (Haystack), a plain
-string, or this tool's export (schema, chunks); name the fields with --text-field and
---start-field
+start_index (Chonkie), text with start_char_idx (LlamaIndex), content (Haystack), text
+with element_id (Unstructured), a plain string, or this tool's export (schema, chunks);
+name the fields with --text-field and --start-field
 """
 
 from __future__ import annotations
@@ -58,14 +60,16 @@ SHAPES: Final = {
     "llamaindex": "LlamaIndex nodes (text, start_char_idx, end_char_idx)",
     "haystack": "Haystack documents (content, meta.split_idx_start)",
     "chonkie": "Chonkie chunks (text, start_index, end_index, token_count)",
+    "unstructured": "Unstructured elements (text, element_id; no offsets)",
     "mapped": "the fields you named",
 }
 
 #: What an unknown shape's message says was looked for.
 _LOOKED_FOR: Final = (
-    "looked for page_content (LangChain), text with start_index (Chonkie), text with start_char_idx"
-    " (LlamaIndex), content (Haystack), a plain string, or this tool's export (schema,"
-    " chunks); name the fields with --text-field and --start-field"
+    "looked for page_content (LangChain), text with start_index (Chonkie), text with"
+    " start_char_idx (LlamaIndex), content (Haystack), text with element_id (Unstructured),"
+    " a plain string, or this tool's export (schema, chunks); name the fields with"
+    " --text-field and --start-field"
 )
 
 #: Where a top-level object may hold its records.
@@ -248,6 +252,7 @@ _FIELDS: Final[dict[str, tuple[str, str | None, str | None]]] = {
     "llamaindex": ("text", "start_char_idx", "end_char_idx"),
     "haystack": ("content", "meta.split_idx_start", None),
     "chonkie": ("text", "start_index", "end_index"),
+    "unstructured": ("text", None, None),
 }
 
 
@@ -260,12 +265,14 @@ def _shape_of(record: Any, where: str) -> str:
         record = _unwrap(record)
         if "page_content" in record:
             return "langchain"
-        if "text" in record and "start_char_idx" in record:
+        if ("text" in record or "text_resource" in record) and "start_char_idx" in record:
             return "llamaindex"
         if "content" in record:
             return "haystack"
         if "text" in record and "start_index" in record:
             return "chonkie"
+        if "text" in record and "element_id" in record:
+            return "unstructured"
         keys = ", ".join(sorted(str(k) for k in record)[:8]) or "none"
         raise InputError("chunks", f"{where}: unknown chunk shape (keys: {keys}): {_LOOKED_FOR}")
     raise InputError(
@@ -305,6 +312,8 @@ def _read(
     record = _unwrap(record)
     if shape == "haystack" and not _get(record, "meta.split_idx_start")[0]:
         start_field = "split_idx_start" if _get(record, "split_idx_start")[0] else start_field
+    if shape == "llamaindex" and "text" not in record:
+        text_field = "text_resource.text"  # LlamaIndex's newer nodes keep their text there
     present, text = _get(record, text_field)
     if not present:
         raise InputError(

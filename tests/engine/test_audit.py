@@ -319,6 +319,13 @@ def test_llamaindex_haystack_and_own_export_shapes_are_recognized() -> None:
     assert [(a.verdict, a.start, a.end) for a in placed] == [
         ("given", c.char_start, c.char_end) for c in report.chunks
     ]
+    newer = [{"id_": "n1", "text_resource": {"text": "beta"}, "start_char_idx": 6,
+              "end_char_idx": 10}]  # fmt: skip
+    assert read_chunks(json.dumps(newer)).chunks[0].text == "beta"
+    elements = [{"type": "NarrativeText", "element_id": "e1", "text": "alpha beta",
+                 "metadata": {"page_number": 1}}]  # fmt: skip
+    unstructured = read_chunks(json.dumps(elements))
+    assert (unstructured.shape, unstructured.chunks[0].start) == ("unstructured", None)
     flat_placed = anchor(text, ["gamma delta"], [12])
     assert (flat_placed[0].verdict, flat_placed[0].start) == ("corrected", 11)
 
