@@ -186,6 +186,7 @@ PURPOSES: Final = (
     "checks",
     "audit",
     "compare",
+    "lens",
 )
 BACKGROUND_PURPOSES: Final = ("sweep", "warm", "checks")
 

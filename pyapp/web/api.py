@@ -39,7 +39,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from ..core.audit import Measure
+from ..core.audit import Measure, chunking_of_settings
 from ..core.chunking import chunk_text, segment
 from ..core.evidence import Evidence, parse_items, parse_jsonl
 from ..core.evidence_export import dumps as evidence_dumps
@@ -57,7 +57,7 @@ from ..facts import EVIDENCE_DEFAULTS, MAX_BYTES, MAX_CHUNKS_FILE_BYTES, TEXTS_H
 from ..planning.budget import check_budget
 from ..planning.sizing import size_index
 from ..planning.sweep import sweep_text
-from .audit_view import audit_view, compare_view, side_of
+from .audit_view import audit_view, compare_view, lens_view, side_of
 from .segments import segments_view
 from .view import cards_view, checks_view, chunk_view, counts, evidence_view
 
@@ -383,6 +383,17 @@ def _op_compare(request: JSON) -> JSON:
     )  # fmt: skip
 
 
+def _op_lens(request: JSON) -> JSON:
+    """What the embedding model (``lens_model``, or ``lens_encoding`` with
+    ``lens_max_tokens``) reads of the chunks these settings make: each chunk's count in
+    its tokenizer, the cut of each over-limit chunk, and the text cut into pieces."""
+    text, _ = strip_bom(_text(request))
+    lens = _lens(request)
+    if lens is None:
+        raise InputError("lens_model", "choose an embedding model to see what it reads")
+    return lens_view(text, chunking_of_settings(text, _params(request)), lens)
+
+
 OPS: dict[str, Callable[[JSON], JSON]] = {
     "chunk": _op_chunk,
     "export": _op_export,
@@ -398,6 +409,7 @@ OPS: dict[str, Callable[[JSON], JSON]] = {
     "text": _op_text,
     "audit": _op_audit,
     "compare": _op_compare,
+    "lens": _op_lens,
 }
 
 

@@ -30,7 +30,7 @@ from ..core.evidence import Evidence
 from ..core.lens import Lens
 from ..facts import TEXT_VIEW_WHOLE
 
-__all__ = ["audit_view", "compare_view", "pieces"]
+__all__ = ["audit_view", "compare_view", "lens_view", "pieces", "side_of"]
 
 JSON = dict[str, Any]
 Span = tuple[int, int]
@@ -131,6 +131,26 @@ def compare_view(
         "json": dumps(doc),
         "filename": "compare.json",
         "pieces": pieces(text, b.spans, edges_a=edges_a, edges_b=edges_b),
+        **_shown(text),
+    }
+
+
+def lens_view(text: str, side: Side, lens: Lens) -> JSON:
+    """What ``lens`` reads of a chunking made here (any splitter, any unit): the
+    truncation lens apart from the chunk unit."""
+    from ..core.lens import read_chunks as lens_read
+
+    report = lens_read(text, side.spans, lens)
+    chunks = [
+        {"index": k, "char_start": s[0], "char_end": s[1], "model_tokens": c.tokens,
+         "truncated": bool(c.dropped_tokens), "cut": c.cut, "dropped_tokens": c.dropped_tokens}
+        for k, (s, c) in enumerate(zip(side.spans, report.chunks, strict=True))
+        if s is not None and c is not None
+    ]  # fmt: skip
+    return {
+        "lens": report.to_json(len(side.spans)),
+        "chunks": chunks,
+        "pieces": pieces(text, side.spans, cuts=[c["cut"] for c in chunks]),
         **_shown(text),
     }
 

@@ -14,6 +14,8 @@ import { EVIDENCE_EVENT } from "./evidence-store.js";
 
 /** The main view's fields a chunking's settings are (the `chunk` op reads them). */
 const SETTING_FIELDS = ["unit", "encoding", "size", "overlap", "overlap_mode", "tokens_per_unit", "model", "max_tokens"];
+/** How long after the last keystroke in a field the audit follows it. */
+const TYPING_MS = 300;
 /** Chunk rows drawn at first (the download holds every one). */
 const ROWS = 200;
 
@@ -108,6 +110,9 @@ export function mountAudit({ engine, panel, current }) {
     recall: $("compare-recall"),
     compareText: $("compare-text"),
     compareDownload: /** @type {HTMLButtonElement} */ ($("compare-download")),
+    lensOut: $("lens-out"),
+    lensSentence: $("lens-sentence"),
+    lensText: $("lens-text"),
   };
 
   const fileOption = /** @type {HTMLOptionElement} */ (ui.against.querySelector('option[value="file"]'));
@@ -160,8 +165,30 @@ export function mountAudit({ engine, panel, current }) {
     const request = current();
     if (request === null) return;
     const mine = ++version;
-    if (source !== null) await runAudit(request, mine);
+    await runLens(request, mine);
+    if (source !== null && mine === version) await runAudit(request, mine);
     if (pinnedA !== null && mine === version) await runCompare(request, mine);
+  }
+
+  /** What the chosen model reads of the chunks the current settings make. */
+  async function runLens(request, mine) {
+    const lens = lensFields();
+    if (Object.keys(lens).length === 0) {
+      ui.lensOut.hidden = true;
+      return;
+    }
+    const answer = await call(PURPOSE.lens, { op: "lens", text: request.text, ...settingsOf(request), ...lens });
+    if (answer === null || mine !== version) return;
+    if (!answer.ok) {
+      ui.lensOut.hidden = true;
+      showError(ui.error, answer.error?.message ?? "");
+      return;
+    }
+    showError(ui.error, "");
+    ui.lensOut.hidden = false;
+    ui.lensSentence.textContent = `These settings: ${answer.result.lens.sentence}`;
+    ui.lensSentence.dataset.truncated = String(answer.result.lens.truncated_chunks);
+    drawPieces(ui.lensText, answer.result.pieces);
   }
 
   async function runAudit(request, mine) {
@@ -360,7 +387,14 @@ export function mountAudit({ engine, panel, current }) {
     refresh();
   });
   for (const node of [ui.encoding, ui.against]) node.addEventListener("change", refresh);
-  for (const node of [ui.maxTokens, ui.textField, ui.startField]) node.addEventListener("change", refresh);
+  // Typed fields: the audit follows a moment after the typing stops.
+  let typing = 0;
+  for (const node of [ui.maxTokens, ui.textField, ui.startField]) {
+    node.addEventListener("input", () => {
+      clearTimeout(typing);
+      typing = window.setTimeout(refresh, TYPING_MS);
+    });
+  }
   ui.download.addEventListener("click", () => auditJson && save(auditJson.json, auditJson.filename));
   ui.compareDownload.addEventListener("click", () => compareJson && save(compareJson.json, compareJson.filename));
   ui.pin.addEventListener("click", () => {

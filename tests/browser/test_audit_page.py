@@ -56,6 +56,17 @@ def test_open_chunks_see_verdicts_and_dropped_tails_then_pin_and_compare(
     app.get_by_test_id("audit-model").select_option("custom")
     app.get_by_test_id("audit-encoding").select_option("bert-base-uncased")
     app.get_by_test_id("audit-max-tokens").fill("6")
+    # The model is a choice apart from the unit: what it reads of these word windows.
+    lens = native("lens", text=TEXT, unit="word", size=4, overlap=1, **LENS)
+    assert lens["lens"]["truncated_chunks"] > 0
+    expect(app.get_by_test_id("lens-sentence")).to_have_text(
+        f"These settings: {lens['lens']['sentence']}", timeout=WAIT_MS
+    )
+    lens_tails = [piece[0] for piece in lens["pieces"] if piece[1] == "dropped"]
+    assert (
+        app.get_by_test_id("lens-text").get_by_test_id("audit-dropped").all_text_contents()
+        == lens_tails
+    )
     chunks = tmp_path / "langchain.json"
     chunks.write_text(json.dumps(DOCS, ensure_ascii=False), encoding="utf-8")
     app.get_by_test_id("open-chunks").set_input_files(str(chunks))
@@ -90,7 +101,7 @@ def test_open_chunks_see_verdicts_and_dropped_tails_then_pin_and_compare(
     tails = [piece[0] for piece in expected["pieces"] if piece[1] == "dropped"]
     # [CLS] [UNK] < b > [SEP]: the model stops after the parrot and "<b>".
     assert tails == ["Bold</b> claims", " 1820.", " 1820."]
-    dropped = panel.get_by_test_id("audit-dropped")
+    dropped = app.get_by_test_id("audit-text").get_by_test_id("audit-dropped")
     expect(dropped).to_have_count(3)
     assert dropped.all_text_contents() == tails
     # The file's markup is shown as text, never made into elements.
