@@ -534,3 +534,61 @@ def test_chunk_sizes_in_any_unit() -> None:
     assert Measure.parse(unit="word").count("a b  c") == 3
     assert Measure.parse(unit="token", encoding="cl100k_base").count("hello world") == 2
     assert Measure.parse(unit="char").count("日本") == 2
+
+
+# ---------------------------------------------------------------------- documents and door
+def _schema(name: str) -> Any:
+    import jsonschema
+
+    text = resources.files("pyapp").joinpath("schema", f"{name}.schema.json").read_text("utf-8")
+    return jsonschema.Draft202012Validator(json.loads(text))
+
+
+def test_the_audit_and_compare_documents_match_their_schemas() -> None:
+    from pyapp.core.evidence import parse_jsonl
+
+    text = "Alpha beta gamma. Delta epsilon zeta. Eta theta iota."
+    source = json.dumps([{"text": "Alpha beta gamma.", "start_index": 0, "end_index": 17,
+                          "token_count": 4}, {"text": "zzz", "start_index": 3, "end_index": 6,
+                          "token_count": 1}])  # fmt: skip
+    evidence = parse_jsonl(text, '{"id": "e", "quote": "Delta epsilon", "question": "delta"}\n')
+    lens = parse_lens(model="all-MiniLM-L6-v2", max_tokens=4)
+    report = audit_text(text, source, lens=lens, evidence=evidence)
+    doc = audit_document(report)
+    _schema("audit").validate(doc)
+    assert [c["verdict"] for c in doc["chunks"]] == ["given", "missing"]
+    side = chunking_of_file(text, source)
+    other = chunking_of_file(text, '["Alpha beta gamma. Delta epsilon zeta.", "Eta theta iota."]')
+    _schema("compare").validate(
+        compare(text, side, other, measure=Measure(), lens=lens, evidence=evidence, top_k=1)
+    )
+
+
+def test_the_door_answers_audit_compare_and_lens_and_refuses_as_the_cli_does() -> None:
+    import base64
+
+    from pyapp.web.api import handle
+
+    def ask(**request: Any) -> Any:
+        return json.loads(handle(json.dumps(request)))
+
+    text = "One two three. Four five six."
+    good = ask(op="audit", text=text, chunks='["One two three.", "Four five six."]')
+    assert good["ok"] and good["result"]["document"]["anchoring"]["corrected"] == 2
+    assert good["result"]["json"] == json.dumps(good["result"]["document"], ensure_ascii=False,
+                                                indent=2) + "\n"  # fmt: skip
+    bad = base64.b64encode(b'["a",\n"\xff"]').decode()
+    refused = ask(op="audit", text=text, chunks_base64=bad)
+    assert refused["error"] == {"field": "chunks", "message": "the chunks file is not UTF-8:"
+                                " byte 0xff at offset 7 (line 2): save it as UTF-8"}  # fmt: skip
+    lens = ask(op="lens", text=text, unit="word", size=3, overlap=0, lens_model="gte-small",
+               lens_max_tokens=4)  # fmt: skip
+    assert lens["result"]["lens"]["truncated_chunks"] == 2
+    assert [c["cut"] for c in lens["result"]["chunks"]] == [7, 24]  # "One two", "Four five"
+    compared = ask(op="compare", text=text, a={"settings": {"unit": "word", "size": 3}},
+                   b={"chunks": '["One two three. Four five six."]'})  # fmt: skip
+    assert compared["result"]["document"]["difference"]["chunks"] == -1
+    wrong_side = ask(op="compare", text=text, a={"settings": {"unit": "word", "size": 3}},
+                     b={"chunks": '[{"x": 1}]'})  # fmt: skip
+    assert wrong_side["error"]["field"] == "b"
+    assert wrong_side["error"]["message"].startswith("B: item 1 (line 1): unknown chunk shape")
