@@ -37,6 +37,32 @@ Span = tuple[int, int]
 
 #: The pieces cover at most this many code points of the text (the rest is said).
 SHOWN: Final = TEXT_VIEW_WHOLE
+#: Cards: the first this many chunks, each its text as the model reads it and the tail
+#: it drops (the download holds every chunk).
+CARDS: Final = 200
+
+
+def cards(text: str, chunks: Sequence[JSON]) -> list[JSON]:
+    """``{"index", "verdict", "read", "dropped"}`` for the first :data:`CARDS` chunks:
+    a placed chunk's text in the text, cut where the model's input ends (``dropped`` is
+    empty when it reads it whole); a missing chunk's own text, not cut.
+
+    >>> cards("abcdef", [{"index": 0, "verdict": "given", "char_start": 1, "char_end": 5,
+    ...                   "cut": 3, "text": "bcde"}])
+    [{'index': 0, 'verdict': 'given', 'read': 'bc', 'dropped': 'de'}]
+    """
+    out: list[JSON] = []
+    for chunk in chunks[:CARDS]:
+        start, end, cut = chunk["char_start"], chunk["char_end"], chunk.get("cut")
+        if start is None:
+            read, dropped = chunk["text"], ""
+        elif cut is None:
+            read, dropped = text[start:end], ""
+        else:
+            read, dropped = text[start:cut], text[cut:end]
+        out.append({"index": chunk["index"], "verdict": chunk.get("verdict"), "read": read,
+                    "dropped": dropped})  # fmt: skip
+    return out
 
 
 def pieces(
@@ -114,6 +140,7 @@ def audit_view(
         "json": dumps(doc),
         "filename": f"audit-{doc['source']['shape']}.json",
         "pieces": pieces(report.text, report.chunking.spans, cuts=cuts),
+        "cards": cards(report.text, doc["chunks"]),
         **_shown(report.text),
     }
 

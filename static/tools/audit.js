@@ -16,8 +16,6 @@ import { EVIDENCE_EVENT } from "./evidence-store.js";
 const SETTING_FIELDS = ["unit", "encoding", "size", "overlap", "overlap_mode", "tokens_per_unit", "model", "max_tokens"];
 /** How long after the last keystroke in a field the audit follows it. */
 const TYPING_MS = 300;
-/** Chunk rows drawn at first (the download holds every one). */
-const ROWS = 200;
 
 /**
  * @typedef {[string, "read" | "dropped" | "none", string | null]} Piece
@@ -262,10 +260,15 @@ export function mountAudit({ engine, panel, current }) {
       result.shown_chars < result.text_chars
         ? `The first ${fmt.integer(result.shown_chars)} of ${fmt.integer(result.text_chars)} characters are shown.`
         : "";
-    ui.rows.replaceChildren(...doc.chunks.slice(0, ROWS).map(rowOf));
+    ui.rows.replaceChildren(...result.cards.map((card, i) => rowOf(doc.chunks[i], card)));
   }
 
-  function rowOf(chunk) {
+  /**
+   * One chunk's card: its verdict and place, its counts, and its text as the model
+   * reads it with the dropped tail tinted.
+   * @param {Record<string, any>} chunk @param {{read: string, dropped: string}} card
+   */
+  function rowOf(chunk, card) {
     const where = chunk.char_start === null ? "not found" : `${fmt.integer(chunk.char_start)}–${fmt.integer(chunk.char_end)}`;
     const given = chunk.given_start === null ? "" : `, given ${fmt.integer(chunk.given_start)}`;
     const item = el("li", { class: `au-row au-${chunk.verdict}` });
@@ -276,6 +279,14 @@ export function mountAudit({ engine, panel, current }) {
       const cut = chunk.truncated ? `, cut at ${fmt.integer(chunk.cut ?? 0)}: ${fmt.integer(chunk.dropped_tokens)} tokens dropped` : "";
       item.append(el("span", {}, ` · ${fmt.integer(chunk.model_tokens)} model tokens${cut}`));
     }
+    const body = el("div", { class: "au-card-text" });
+    body.append(el("span", { class: "au-piece au-read" }, card.read));
+    if (card.dropped !== "") {
+      const tail = el("span", { class: "au-piece au-dropped" }, card.dropped);
+      tail.dataset.testid = "card-dropped";
+      body.append(tail);
+    }
+    item.append(body);
     return item;
   }
 

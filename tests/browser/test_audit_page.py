@@ -104,6 +104,12 @@ def test_open_chunks_see_verdicts_and_dropped_tails_then_pin_and_compare(
     dropped = app.get_by_test_id("audit-text").get_by_test_id("audit-dropped")
     expect(dropped).to_have_count(3)
     assert dropped.all_text_contents() == tails
+    # Each card tints its own dropped tail, cut at the same code point.
+    card_tails = app.get_by_test_id("audit-chunk").get_by_test_id("card-dropped")
+    assert card_tails.all_text_contents() == [
+        c["dropped"] for c in expected["cards"] if c["dropped"]
+    ]
+    assert card_tails.all_text_contents() == tails
     # The file's markup is shown as text, never made into elements.
     expect(app.get_by_test_id("audit-text")).to_contain_text("<b>Bold</b>")
     assert panel.locator("b").count() == 0
