@@ -99,6 +99,7 @@ export function mountAudit({ engine, panel, current }) {
     download: /** @type {HTMLButtonElement} */ ($("audit-download")),
     pin: /** @type {HTMLButtonElement} */ ($("pin-a")),
     pinned: $("pin-a-note"),
+    sideA: /** @type {HTMLSelectElement} */ ($("compare-a")),
     against: /** @type {HTMLSelectElement} */ ($("compare-b")),
     compareOut: $("compare-out"),
     compareError: $("compare-error"),
@@ -113,7 +114,8 @@ export function mountAudit({ engine, panel, current }) {
     lensText: $("lens-text"),
   };
 
-  const fileOption = /** @type {HTMLOptionElement} */ (ui.against.querySelector('option[value="file"]'));
+  /** The "opened chunks file" choice of A and of B: offered once a file is open. */
+  const fileOptions = [ui.sideA, ui.against].map((select) => /** @type {HTMLOptionElement} */ (select.querySelector('option[value="file"]')));
   for (const model of FACTS.models) ui.model.append(el("option", { value: model.name }, model.label));
   ui.model.append(el("option", { value: "custom" }, "A custom limit…"));
   for (const encoding of FACTS.encodings) ui.encoding.append(el("option", { value: encoding.name }, encoding.name));
@@ -165,7 +167,8 @@ export function mountAudit({ engine, panel, current }) {
     const mine = ++version;
     await runLens(request, mine);
     if (source !== null && mine === version) await runAudit(request, mine);
-    if (pinnedA !== null && mine === version) await runCompare(request, mine);
+    const fileAsA = ui.sideA.value === "file" && source !== null;
+    if ((pinnedA !== null || fileAsA) && mine === version) await runCompare(request, mine);
   }
 
   /** What the chosen model reads of the chunks the current settings make. */
@@ -292,10 +295,11 @@ export function mountAudit({ engine, panel, current }) {
 
   async function runCompare(request, mine) {
     const b = ui.against.value === "file" && source !== null ? { ...sourceSide() } : { settings: settingsOf(request), label: "current settings" };
+    const a = ui.sideA.value === "file" && source !== null ? { ...sourceSide() } : { settings: pinnedA ?? settingsOf(request), label: "pinned A" };
     const answer = await call(PURPOSE.compare, {
       op: "compare",
       text: request.text,
-      a: { settings: pinnedA, label: "pinned A" },
+      a,
       b,
       ...measureOf(request),
       ...lensFields(),
@@ -368,7 +372,7 @@ export function mountAudit({ engine, panel, current }) {
     const bytes = new Uint8Array(await file.arrayBuffer());
     source = { chunks_base64: base64Of(bytes) };
     sourceName = file.name;
-    fileOption.disabled = false;
+    for (const option of fileOptions) option.disabled = false;
     refresh();
   }
 
@@ -390,14 +394,14 @@ export function mountAudit({ engine, panel, current }) {
   ui.pasteUse.addEventListener("click", () => {
     source = { chunks: ui.paste.value };
     sourceName = "The pasted chunks";
-    fileOption.disabled = false;
+    for (const option of fileOptions) option.disabled = false;
     refresh();
   });
   ui.model.addEventListener("change", () => {
     ui.custom.hidden = ui.model.value !== "custom";
     refresh();
   });
-  for (const node of [ui.encoding, ui.against]) node.addEventListener("change", refresh);
+  for (const node of [ui.encoding, ui.sideA, ui.against]) node.addEventListener("change", refresh);
   // Typed fields: the audit follows a moment after the typing stops.
   let typing = 0;
   for (const node of [ui.maxTokens, ui.textField, ui.startField]) {

@@ -161,6 +161,11 @@ def test_open_chunks_see_verdicts_and_dropped_tails_then_pin_and_compare(
     marks = app.get_by_test_id("compare-text").locator("[data-edge='a']")
     expect(marks).to_have_count(len(only_a))
 
+    # The opened file as A, against the current settings.
+    app.get_by_test_id("compare-a").select_option("file")
+    expect(chunks_row.first).to_have_text(str(len(DOCS)), timeout=WAIT_MS)
+    expect(chunks_row.nth(1)).to_have_text(str(compared["b"]["chunks"]))
+
 
 def _starts(overlap: int) -> set[int]:
     """Where each chunk begins at size 4 and this overlap, from the engine's export."""
