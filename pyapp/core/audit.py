@@ -183,6 +183,8 @@ class Figures:
     cut_sentences: list[Span]
     boundaries: list[JSON]
     lens: LensReport | None
+    #: Each chunk's length in the unit, in the chunking's order.
+    units: list[int] = field(default_factory=list)
     evidence: list[JSON] | None = None
     recall_at_k: Fraction | None = None
     questions: int = 0
@@ -233,17 +235,27 @@ def figures(
 ) -> Figures:
     spans, texts = chunking.spans, chunking.texts
     model, order = model_of(text, chunking, measure)
-    lost = [t for s, t in zip(spans, texts, strict=True) if s is None]
-    processed = model.processed + sum(measure.count(t) for t in lost)
+    units: list[int] = [0] * len(spans)
+    for k, i in enumerate(order):
+        units[i] = model.lengths[k]
+    for i, (s, t) in enumerate(zip(spans, texts, strict=True)):
+        if s is None:
+            units[i] = measure.count(t)
+    processed = sum(units)
     encoding = _stored_encoding(measure, lens)
-    tokenizer = get_tokenizer(encoding)
+    lens_report = lens_read(text, spans, lens, texts=texts) if lens is not None else None
     bodies = [text[s[0] : s[1]] if s is not None else t for s, t in zip(spans, texts, strict=True)]
-    stored = sum(tokenizer.count(b) for b in bodies)
+    if lens_report is not None and lens is not None:  # the model's own counts, less its specials
+        stored = sum(c.tokens - lens.special_tokens for c in lens_report.chunks if c is not None)
+    elif measure.unit == "token" and measure.encoding == encoding:
+        stored = processed
+    else:
+        tokenizer = get_tokenizer(encoding)
+        stored = sum(tokenizer.count(b) for b in bodies)
     overlaps, gaps = model.overlaps, model.gaps
     sentences = split_sentences(text)
     held = holders(spans, sentences)
     cut = [s for s, h in zip(sentences, held, strict=True) if h is None]
-    lens_report = lens_read(text, spans, lens, texts=texts) if lens is not None else None
     fig = Figures(
         chunks=len(spans),
         found=model.count,
@@ -268,6 +280,7 @@ def figures(
             for k in range(len(overlaps))
         ],  # fmt: skip
         lens=lens_report,
+        units=units,
     )
     if evidence is None:
         return fig
@@ -433,9 +446,7 @@ def audit_document(report: AuditReport) -> JSON:
             "char_end": a.end,
             "given_start": a.given_start,
             "given_end": a.given_end,
-            "units": report.measure.count(
-                report.text[a.start : a.end] if a.start is not None else imported.text
-            ),
+            "units": fig.units[a.index],
         }
         if lens is not None:
             seen = lens.chunks[a.index]

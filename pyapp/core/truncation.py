@@ -55,10 +55,16 @@ def model_cut(
     """``text`` as a model with this encoding and limit reads it (see the module docstring)."""
     tokenizer = get_tokenizer(encoding, backend=backend)
     room = max(max_tokens - special_tokens, 0)
-    count = tokenizer.count(text)
+    if tokenizer.name == "bert-base-uncased":  # one pass gives the count and the spans
+        ids, _, ends = tokenizer.encode_spans(text)
+        count = len(ids)
+    else:
+        count = tokenizer.count(text)
+        ends = []
     if count <= room:
         return Truncation(tokens=count + special_tokens, kept=count, dropped=0, cut=None)
-    _, _, ends = tokenizer.encode_spans(text)
+    if not ends:
+        _, _, ends = tokenizer.encode_spans(text)
     cut_byte = ends[room - 1] if room else 0
     return Truncation(
         tokens=count + special_tokens,
