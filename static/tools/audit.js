@@ -128,6 +128,8 @@ export function mountAudit({ engine, panel, current }) {
   let pinnedA = null;
   /** The evidence list of the evidence panel, as its requests carry it (or null). */
   let evidenceFields = null;
+  /** The last file the engine audited, and its name (what a refused file falls back to). */
+  let lastGood = null;
   let auditJson = null;
   let compareJson = null;
   let version = 0;
@@ -205,15 +207,20 @@ export function mountAudit({ engine, panel, current }) {
     });
     if (answer === null || mine !== version) return;
     if (!answer.ok) {
-      auditJson = null;
-      ui.out.hidden = true;
-      ui.download.disabled = true;
+      // A file refused loses nothing: the last audit stays, and its file stays open.
       panel.dataset.state = "refused";
       showError(ui.error, answer.error?.message ?? "");
+      if (lastGood !== null && lastGood.source !== source) ({ source, sourceName } = lastGood);
+      else {
+        auditJson = null;
+        ui.out.hidden = true;
+        ui.download.disabled = true;
+      }
       return;
     }
     showError(ui.error, "");
     panel.dataset.state = "audited";
+    lastGood = { source, sourceName };
     renderAudit(answer.result);
   }
 

@@ -171,3 +171,42 @@ def _starts(overlap: int) -> set[int]:
     """Where each chunk begins at size 4 and this overlap, from the engine's export."""
     export = native("export", text=TEXT, unit="word", size=4, overlap=overlap)
     return {c["char_start"] for c in json.loads(export["json"])["chunks"]}
+
+
+def test_chunks_pasted_dropped_or_refused_say_so_in_the_panel(app: Any) -> None:
+    configure(app, text=TEXT, unit="char", size=40, overlap=0)
+    panel = app.get_by_test_id("audit-panel")
+    panel.locator("summary").first.click()
+    # Pasted JSON Lines in Chonkie's shape.
+    lines = [{"text": t, "start_index": TEXT.index(t), "end_index": TEXT.index(t) + len(t),
+              "token_count": 3} for t in ("The harbour opened", "Ships brought tea.")]  # fmt: skip
+    app.get_by_test_id("chunks-paste").fill("\n".join(json.dumps(x) for x in lines))
+    app.get_by_test_id("chunks-paste-use").click()
+    expect(app.get_by_test_id("audit-source")).to_contain_text("Chonkie chunks", timeout=WAIT_MS)
+    expect(app.get_by_test_id("audit-source")).to_contain_text("JSON Lines, 2 chunks")
+    expect(app.get_by_test_id("audit-count-given")).to_have_attribute("data-value", "2")
+    # A file that is not UTF-8: refused in the command line's words, line and offset.
+    app.get_by_test_id("open-chunks").set_input_files(
+        files=[{"name": "bad.json", "mimeType": "application/json", "buffer": b'["a",\n"\xff"]'}]
+    )
+    expect(app.get_by_test_id("audit-error")).to_have_text(
+        "the chunks file is not UTF-8: byte 0xff at offset 7 (line 2): save it as UTF-8",
+        timeout=WAIT_MS,
+    )
+    expect(panel).to_have_attribute("data-state", "refused")
+    expect(app.get_by_test_id("audit-source")).to_contain_text("Chonkie chunks")  # kept
+    # A file dropped onto the panel: a list of strings.
+    strings = json.dumps(["Ships brought tea.", "nowhere at all"]).encode()
+    transfer = app.evaluate_handle(
+        """(bytes) => { const t = new DataTransfer();
+        t.items.add(new File([new Uint8Array(bytes)], "semchunk.json", {type: "application/json"}));
+        return t; }""",
+        list(strings),
+    )
+    app.get_by_test_id("audit-drop").dispatch_event("drop", {"dataTransfer": transfer})
+    expect(panel).to_have_attribute("data-state", "audited", timeout=WAIT_MS)
+    expect(app.get_by_test_id("audit-source")).to_contain_text(
+        "semchunk.json: read as a plain list"
+    )
+    expect(app.get_by_test_id("audit-missing")).to_contain_text("“nowhere at all”")
+    expect(app.get_by_test_id("audit-error")).to_be_hidden()
