@@ -592,3 +592,52 @@ def test_the_door_answers_audit_compare_and_lens_and_refuses_as_the_cli_does() -
                      b={"chunks": '[{"x": 1}]'})  # fmt: skip
     assert wrong_side["error"]["field"] == "b"
     assert wrong_side["error"]["message"].startswith("B: item 1 (line 1): unknown chunk shape")
+
+
+# ---------------------------------------------------------------------- properties
+_PIECES = ["ab", "ab ", "中文", "😀", "\n\n", "  ", "x", "cd", "\r\n", "\t"]
+
+
+def _mangle(chunk: str, how: int) -> str:
+    """What a pipeline does to a chunk: nothing, strip it, collapse its whitespace,
+    read CRLF as LF, or decode a cut character lossily at either end."""
+    if how == 1:
+        return chunk.strip()
+    if how == 2:
+        return " ".join(chunk.split())
+    if how == 3:
+        return chunk.replace("\r\n", "\n")
+    if how == 4 and chunk and not chunk[0].isascii():
+        return "\ufffd" + chunk[1:]
+    if how == 5 and chunk and not chunk[-1].isascii():
+        return chunk[:-1] + "\ufffd\ufffd"
+    return chunk
+
+
+def test_any_chunks_are_placed_as_the_brute_force_places_them() -> None:
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    @given(
+        st.lists(st.sampled_from(_PIECES), min_size=1, max_size=24),
+        st.lists(
+            st.tuples(
+                st.integers(0, 60),
+                st.integers(1, 12),
+                st.integers(0, 6),
+                st.one_of(st.none(), st.integers(-2, 70)),
+            ),
+            max_size=10,
+        ),  # fmt: skip
+    )
+    def check(pieces: list[str], picks: list[tuple[int, int, int, int | None]]) -> None:
+        text = "".join(pieces)
+        chunks, starts = [], []
+        for at, length, how, given_start in picks:
+            at = min(at, len(text) - 1)
+            chunks.append(_mangle(text[at : at + length], how) or "zz")
+            starts.append(given_start)
+        ends: list[int | None] = [None] * len(chunks)
+        assert ours(text, chunks, starts, ends) == brute_anchor(text, chunks, starts, ends)
+
+    check()
