@@ -185,6 +185,8 @@ class Figures:
     lens: LensReport | None
     #: Each chunk's length in the unit, in the chunking's order.
     units: list[int] = field(default_factory=list)
+    #: Each chunk's dropped tail (the model's truncation), in the unit.
+    dropped_units: list[int] = field(default_factory=list)
     evidence: list[JSON] | None = None
     recall_at_k: Fraction | None = None
     questions: int = 0
@@ -214,6 +216,7 @@ class Figures:
             "sentences": self.sentences,
             "cut_sentences": len(self.cut_sentences),
             "chunks_over_limit": self.lens.truncated if self.lens else None,
+            "dropped_units": sum(self.dropped_units) if self.lens else None,
             "recall_at_k": number(self.recall_at_k),
         }
 
@@ -281,11 +284,28 @@ def figures(
         ],  # fmt: skip
         lens=lens_report,
         units=units,
+        dropped_units=_dropped_units(text, spans, lens_report, measure),
     )
     if evidence is None:
         return fig
     rows, recall, asked = _evidence(text, spans, evidence.items, top_k)
     return Figures(**{**_fields(fig), "evidence": rows, "recall_at_k": recall, "questions": asked})
+
+
+def _dropped_units(
+    text: str, spans: Sequence[Span | None], lens: LensReport | None, measure: Measure
+) -> list[int]:
+    """Each placed chunk's dropped tail ``text[cut:end]`` in the unit (0 when read whole).
+    A word the cut falls inside counts as dropped when its tail holds part of it."""
+    if lens is None:
+        return []
+    out: list[int] = []
+    for span, seen in zip(spans, lens.chunks, strict=True):
+        cut = seen.cut if seen is not None else None
+        out.append(
+            measure.count(text[cut : span[1]]) if span is not None and cut is not None else 0
+        )
+    return out
 
 
 def _fields(fig: Figures) -> dict[str, Any]:
@@ -454,6 +474,7 @@ def audit_document(report: AuditReport) -> JSON:
             row["truncated"] = bool(seen and seen.dropped_tokens)
             row["cut"] = seen.cut if seen else None
             row["dropped_tokens"] = seen.dropped_tokens if seen else 0
+            row["dropped_units"] = fig.dropped_units[a.index]
         row["text"] = imported.text
         chunks.append(row)
     return {

@@ -255,6 +255,7 @@ export function mountAudit({ engine, panel, current }) {
         ["Repeated at the boundaries", fmt.unitCount(s.overlap_units, unit)],
         ["Text no chunk holds", `${fmt.integer(s.uncovered_chars)} characters`],
         ["Cut sentences", `${fmt.integer(s.cut_sentences)} of ${fmt.integer(s.sentences)}`],
+        ...(s.dropped_units === null ? [] : [["Dropped by the model", fmt.unitCount(s.dropped_units, unit)]]),
         ...(s.recall_at_k === null ? [] : [["BM25 recall@k", fmt.percent(s.recall_at_k)]]),
       ].map(([name, value]) => {
         const figure = el("div", { class: "figure" });

@@ -76,6 +76,8 @@ def test_audit_prints_verdicts_the_lens_and_lists_a_missing_chunk(folder: Path) 
     last = doc["chunks"][3]
     assert (last["model_tokens"], last["truncated"], last["cut"]) == (8, True, 66)
     assert TEXT[46:66] == "Seven eight nine ten"
+    assert last["dropped_units"] == len(" eleven.")  # in --unit, characters by default
+    assert doc["summary"]["dropped_units"] == len(" eleven.")
     assert doc["lens"]["truncated_chunks"] == 1
     assert doc["lens"]["sentence"].startswith("all-MiniLM-L6-v2 reads at most 6 word pieces")
 
