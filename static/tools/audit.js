@@ -41,6 +41,14 @@ function drawPieces(root, pieces) {
 }
 
 /**
+ * The engine's sentence as the start of a line: its first letter a capital.
+ * @param {string} sentence
+ */
+function sentenceCase(sentence) {
+  return sentence.charAt(0).toUpperCase() + sentence.slice(1);
+}
+
+/**
  * Saves `text` as a file named `name`.
  * @param {string} text
  * @param {string} name
@@ -230,7 +238,7 @@ export function mountAudit({ engine, panel, current }) {
     ui.download.disabled = false;
     ui.out.hidden = false;
     ui.source.textContent = `${sourceName}: read as ${doc.source.shape_label}, ${doc.source.format === "jsonl" ? "JSON Lines" : "JSON"}, ${fmt.integer(doc.source.chunks)} chunks.`;
-    ui.verdicts.textContent = `${doc.anchoring.summary.charAt(0).toUpperCase()}${doc.anchoring.summary.slice(1)}.`;
+    ui.verdicts.textContent = `${sentenceCase(doc.anchoring.summary)}.`;
     const a = doc.anchoring;
     ui.counts.replaceChildren(
       ...["given", "corrected", "normalized", "missing"].map((v) => {
@@ -240,7 +248,7 @@ export function mountAudit({ engine, panel, current }) {
         return item;
       }),
     );
-    ui.lens.textContent = doc.lens ? doc.lens.sentence : "Choose an embedding model to see what it drops.";
+    ui.lens.textContent = doc.lens ? sentenceCase(doc.lens.sentence) : "Choose an embedding model to see what it drops.";
     ui.lens.dataset.truncated = doc.lens ? String(doc.lens.truncated_chunks) : "";
     const s = doc.summary;
     const unit = doc.measure.unit;
@@ -281,7 +289,7 @@ export function mountAudit({ engine, panel, current }) {
    */
   function rowOf(chunk, card) {
     const where = chunk.char_start === null ? "not found" : `${fmt.integer(chunk.char_start)}–${fmt.integer(chunk.char_end)}`;
-    const given = chunk.given_start === null ? "" : `, given ${fmt.integer(chunk.given_start)}`;
+    const given = chunk.given_start === null ? "" : ` (the file said ${fmt.integer(chunk.given_start)})`;
     const item = el("li", { class: `au-row au-${chunk.verdict}` });
     item.dataset.testid = "audit-chunk";
     item.dataset.verdict = chunk.verdict;

@@ -95,7 +95,8 @@ def test_open_chunks_see_verdicts_and_dropped_tails_then_pin_and_compare(
         c["verdict"] for c in doc["chunks"]
     ]
     expect(app.get_by_test_id("audit-missing")).to_contain_text("“never there”")
-    expect(app.get_by_test_id("audit-lens")).to_have_text(doc["lens"]["sentence"])
+    sentence = doc["lens"]["sentence"]
+    expect(app.get_by_test_id("audit-lens")).to_have_text(sentence[0].upper() + sentence[1:])
     assert doc["lens"]["truncated_chunks"] == 3
     # The tails the model never reads, tinted from the exact code point of the cut.
     tails = [piece[0] for piece in expected["pieces"] if piece[1] == "dropped"]
