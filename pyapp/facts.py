@@ -45,8 +45,11 @@ __all__ = [
     "MAX_PROCESSED_UNITS",
     "MAX_QUOTE",
     "MAX_RETRIEVAL_UNITS",
+    "KEEP_SEPARATOR",
     "PRESETS",
     "PURPOSES",
+    "SEPARATOR_PRESETS",
+    "SPLITTERS",
     "SIZING_DEFAULTS",
     "SIZING_EXAMPLE",
     "TEXTS_HELD",
@@ -298,6 +301,47 @@ BUDGET_EXAMPLES: Final = {
 }  # fmt: skip
 
 
+#: The chunkers: the fixed window, and LangChain's ``RecursiveCharacterTextSplitter``
+#: (its length units: characters or tokens; word mode is none of its length functions).
+SPLITTERS: Final = {
+    "fixed": {"label": "Fixed window", "units": ["word", "char", "token"]},
+    "recursive": {"label": "Recursive (LangChain)", "units": ["char", "token"]},
+}
+#: Why the recursive splitter has no word unit (the page says it beside the control).
+NO_WORD_UNIT: Final = (
+    "LangChain's splitter counts characters or tokens; words are none of its length functions"
+)
+#: Where a kept separator goes (``start`` is LangChain's ``keep_separator=True``).
+KEEP_SEPARATOR: Final = ("start", "end", "none")
+#: ``RecursiveCharacterTextSplitter.get_separators_for_language`` for these languages
+#: (langchain-text-splitters 1.1.3): regular expressions all, as ``from_language``
+#: sets ``is_separator_regex=True``. ``default`` is the constructor's default list,
+#: literal separators.
+SEPARATOR_PRESETS: Final[dict[str, tuple[str, ...]]] = {
+    "default": ("\n\n", "\n", " ", ""),
+    "markdown": (
+        "\n#{1,6} ", "```\n", "\n\\*\\*\\*+\n", "\n---+\n", "\n___+\n", "\n\n", "\n", " ", "",
+    ),
+    "python": ("\nclass ", "\ndef ", "\n\tdef ", "\n\n", "\n", " ", ""),
+    "js": (
+        "\nfunction ", "\nconst ", "\nlet ", "\nvar ", "\nclass ", "\nif ", "\nfor ",
+        "\nwhile ", "\nswitch ", "\ncase ", "\ndefault ", "\n\n", "\n", " ", "",
+    ),
+    "html": (
+        "<body", "<div", "<p", "<br", "<li", "<h1", "<h2", "<h3", "<h4", "<h5", "<h6",
+        "<span", "<table", "<tr", "<td", "<th", "<ul", "<ol", "<header", "<footer", "<nav",
+        "<head", "<style", "<script", "<meta", "<title", "",
+    ),
+    "latex": (
+        "\n\\\\chapter{", "\n\\\\section{", "\n\\\\subsection{", "\n\\\\subsubsection{",
+        "\n\\\\begin{enumerate}", "\n\\\\begin{itemize}", "\n\\\\begin{description}",
+        "\n\\\\begin{list}", "\n\\\\begin{quote}", "\n\\\\begin{quotation}",
+        "\n\\\\begin{verse}", "\n\\\\begin{verbatim}", "\n\\\\begin{align}", "$$", "$", " ",
+        "",
+    ),
+}  # fmt: skip
+
+
 def page_facts() -> dict[str, Any]:
     """What the page needs of all this, as JSON (``static/facts.js`` is made from it).
 
@@ -344,6 +388,10 @@ def page_facts() -> dict[str, Any]:
             "evidence": EVIDENCE_DEFAULTS,
         },
         "examples": {"sizing": SIZING_EXAMPLE, "budget": BUDGET_EXAMPLES},
+        "splitters": SPLITTERS,
+        "no_word_unit": NO_WORD_UNIT,
+        "keep_separator": list(KEEP_SEPARATOR),
+        "separator_presets": {name: list(seps) for name, seps in SEPARATOR_PRESETS.items()},
     }
 
 

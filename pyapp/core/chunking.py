@@ -22,10 +22,19 @@ from dataclasses import dataclass, replace
 from ..errors import InputError
 from ..facts import MAX_BYTES, MAX_CHUNKS, MAX_PROCESSED_UNITS
 from .cache import per_text
-from .chunkings import Chunk, Window, chunk_of, chunking_of, plain_params, segment, word_list
+from .chunkings import (
+    Chunk,
+    Chunking,
+    Window,
+    chunk_of,
+    chunking_of,
+    plain_params,
+    segment,
+    word_list,
+)
 from .params import Params
-from .sentences import Boundaries, SentenceUnits
-from .summary import Summary, summarize
+from .sentences import Boundaries, SentenceUnits, split_sentences_kept
+from .summary import Summary, summarize, summarize_chunking
 from .tokenizers import Backend, get_tokenizer
 from .tokenizers.local import count_alone
 from .units import CharToByte, Tokens, strip_bom, utf8_length
@@ -39,6 +48,7 @@ __all__ = [
     "check_size",
     "chunk_text",
     "segment",
+    "sentence_check",
     "sentence_units",
     "tokens_alone",
 ]
@@ -64,6 +74,8 @@ class Report:
     boundaries: Boundaries | None
     #: Whether a leading byte-order mark was removed: offsets count from after it.
     bom_removed: bool = False
+    #: The chunking itself (``None`` only in reports made by hand).
+    chunking: Chunking | None = None
 
 
 def check_size(text: str) -> int:
@@ -135,6 +147,9 @@ def tokens_alone(
     processed units, which the cap bounds."""
     if params.unit != "token" or params.encoding is None:
         return None
+    if params.splitter != "fixed":
+        chunking = chunking_of(text, params, backend=backend)
+        return tuple(chunking.lengths)  # each chunk's text measured by itself already
     processed = summarize(
         units=segment(text, params, backend=backend).count,
         params=params,
@@ -180,8 +195,9 @@ def chunk_text(
     text, bom_removed = strip_bom(text)
     input_bytes = check_size(text)
     seg = segment(text, params, backend=backend)
-    summary = summarize(
-        units=seg.count, params=params, input_bytes=input_bytes, input_chars=len(text)
+    chunking = chunking_of(text, params, backend=backend)
+    summary = summarize_chunking(
+        chunking, units=seg.count, params=params, input_bytes=input_bytes, input_chars=len(text)
     )
     capped = cap_of(summary, params)
     alone = tokens_alone(text, params, backend=backend)
@@ -190,23 +206,33 @@ def chunk_text(
     built = (
         tuple(
             chunk_of(text, w, words=words, alone=alone[w.index] if alone else None)
-            for w in chunking_of(text, params, backend=backend).windows()
+            for w in chunking.windows()
         )
         if chunks and not capped
         else ()
     )
-    bounds = None
-    if boundaries:
-        index = sentence_units(text, params, backend=backend)
-        bounds = Boundaries(
-            sentences=len(index.sentences),
-            cut_spans=index.cut(size=params.size, overlap=params.overlap),
-        )
     return Report(
         params=params,
         summary=summary,
         capped=capped,
         chunks=built,
-        boundaries=bounds,
+        boundaries=sentence_check(text, params, backend=backend) if boundaries else None,
         bom_removed=bom_removed,
+        chunking=chunking,
+    )
+
+
+def sentence_check(text: str, params: Params, *, backend: Backend | None = None) -> Boundaries:
+    """The sentences no chunk holds whole: for the fixed window from the unit spans in
+    closed form (:meth:`SentenceUnits.cut`), for any other chunking from its intervals."""
+    if params.splitter == "fixed":
+        index = sentence_units(text, params, backend=backend)
+        return Boundaries(
+            sentences=len(index.sentences),
+            cut_spans=index.cut(size=params.size, overlap=params.overlap),
+        )
+    sentences = split_sentences_kept(text)
+    return Boundaries(
+        sentences=len(sentences),
+        cut_spans=chunking_of(text, params, backend=backend).cut(sentences),
     )

@@ -34,6 +34,7 @@ evidence check, retrieval, the overlap each boundary got) reads a
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -42,8 +43,9 @@ from typing import Final
 
 from .cache import per_text
 from .params import Params
-from .tokenizers import Backend
-from .units import Chars, CharToByte, Segmentation, Tokens, Words
+from .recursive import RecursiveSettings, split
+from .tokenizers import Backend, get_tokenizer
+from .units import Chars, CharToByte, Segmentation, Tokens, Words, byte_offsets
 from .windows import window_count
 
 __all__ = [
@@ -189,7 +191,10 @@ class Chunking:
         unit_ends: Sequence[int] | None = None,
         measure: Callable[[str], int] | None = None,
         byte_of: CharToByte | None = None,
+        splitter: str | None = None,
     ) -> None:
+        if splitter is not None:
+            self.splitter = splitter
         self.text = text
         self.unit = unit
         self._char_starts = list(char_starts)
@@ -277,6 +282,52 @@ class Chunking:
                 out += len(_VISIBLE.findall(text, reach, a))
             reach = max(reach, b)
         return out + len(_VISIBLE.findall(text, reach, len(text)))
+
+    # ---- which chunks hold a passage ----------------------------------------
+
+    @cached_property
+    def in_order(self) -> bool:
+        """Whether starts and ends each never decrease (every splitter's chunks do)."""
+        cs, ce = self.char_starts, self.char_ends
+        return all(cs[k - 1] <= cs[k] and ce[k - 1] <= ce[k] for k in range(1, len(cs)))
+
+    def holding(self, start: int, end: int) -> tuple[int, int] | None:
+        """The first and last chunk holding ``[start, end)`` whole (``cs <= start`` and
+        ``end <= ce``), or ``None``. In order, those chunks are one run, found by
+        bisection; otherwise every chunk is looked at (the run's ends are returned)."""
+        cs, ce = self.char_starts, self.char_ends
+        if self.in_order:
+            lo, hi = bisect_left(ce, end), bisect_right(cs, start) - 1
+            return (lo, hi) if lo <= hi else None
+        found = [k for k in range(len(cs)) if cs[k] <= start and end <= ce[k]]
+        return (found[0], found[-1]) if found else None
+
+    def touching(self, start: int, end: int) -> tuple[int, int] | None:
+        """The first and last chunk sharing a code point with ``[start, end)``, or ``None``."""
+        cs, ce = self.char_starts, self.char_ends
+        if self.in_order:
+            lo, hi = bisect_right(ce, start), bisect_left(cs, end) - 1
+            return (lo, hi) if lo <= hi else None
+        found = [k for k in range(len(cs)) if cs[k] < end and start < ce[k]]
+        return (found[0], found[-1]) if found else None
+
+    def cut(self, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+        """The spans (sentences, passages) that no chunk holds whole, in their order.
+
+        >>> Chunking("ab. cd. ef.", [0, 4], [7, 11]).cut([(0, 3), (4, 7), (8, 11)])
+        []
+        >>> Chunking("ab. cd. ef.", [0, 5], [4, 11]).cut([(0, 3), (4, 7), (8, 11)])
+        [(4, 7)]
+        """
+        if not self.in_order:
+            return [span for span in spans if self.holding(*span) is None]
+        cs, ce = self.char_starts, self.char_ends
+        out: list[tuple[int, int]] = []
+        for a, b in spans:
+            k = bisect_right(cs, a) - 1  # the last chunk starting at or before a: ends latest
+            if k < 0 or ce[k] < b:
+                out.append((a, b))
+        return out
 
     # ---- each chunk in full ----------------------------------------------------
 
@@ -469,7 +520,51 @@ def _fixed(
     return FixedWindows(text, _segment(text, unit, encoding, backend), params)
 
 
+@per_text
+def _recursive(
+    text: str,
+    unit: str,
+    encoding: str | None,
+    size: int,
+    overlap: int,
+    settings: RecursiveSettings,
+    backend: Backend | None,
+) -> Chunking:
+    """LangChain's recursive splitter's chunks, measured: in characters, or in tokens
+    of each chunk's text encoded by itself (the length function LangChain is given)."""
+    if unit == "char":
+        spans = split(text, size=size, overlap=overlap, settings=settings)
+        starts, ends = [a for a, _ in spans], [b for _, b in spans]
+        return Chunking(text, starts, ends, unit="char", splitter="recursive")
+    assert encoding is not None
+    count = get_tokenizer(encoding, backend=backend).count
+    spans = split(text, size=size, overlap=overlap, settings=settings, length=count)
+    starts, ends = [a for a, _ in spans], [b for _, b in spans]
+    seg = _segment(text, unit, encoding, backend)
+    assert isinstance(seg, Tokens)
+    # The text's own tokens each chunk touches (a token shares a byte with it).
+    token_starts, token_ends = seg.byte_starts(), seg.byte_ends()
+    byte_starts, byte_ends = byte_offsets(text, starts), byte_offsets(text, ends)
+    return Chunking(
+        text,
+        starts,
+        ends,
+        unit="token",
+        lengths=[count(text[a:b]) for a, b in spans],
+        unit_starts=[bisect_right(token_ends, b) for b in byte_starts],
+        unit_ends=[bisect_left(token_starts, b) for b in byte_ends],
+        measure=count,
+        splitter="recursive",
+    )
+
+
 def chunking_of(text: str, params: Params, *, backend: Backend | None = None) -> Chunking:
     """The chunking of ``text`` (without a leading byte-order mark) under ``params``,
     kept per text and configuration: the one place a chunker is chosen."""
+    if params.splitter == "recursive":
+        assert params.recursive is not None
+        return _recursive(
+            text, params.unit, params.encoding, params.size, params.overlap, params.recursive,
+            backend,
+        )  # fmt: skip
     return _fixed(text, params.unit, params.encoding, params.size, params.overlap, backend)

@@ -22,6 +22,7 @@ price per million tokens must be at most 1,000,000, got '1e99999999': enter a nu
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -33,16 +34,21 @@ from ..facts import (
     BOUNDS,
     DEFAULT_ENCODING,
     ENCODINGS,
+    KEEP_SEPARATOR,
     MAX_DIGITS,
     MAX_EXPONENT,
     MAX_QUOTE,
+    NO_WORD_UNIT,
     PRESETS,
+    SEPARATOR_PRESETS,
+    SPLITTERS,
     UNITS,
     Bound,
     grouped,
 )
 from ..figures import round_half_up
 from ..models import MODELS
+from .recursive import RecursiveSettings, check_separators
 
 __all__ = [
     "Params",
@@ -52,6 +58,8 @@ __all__ = [
     "parse_number",
     "parse_overlap",
     "parse_params",
+    "parse_recursive",
+    "parse_splitter",
     "parse_unit",
     "parse_whole",
     "quote",
@@ -301,6 +309,10 @@ class Params:
     max_tokens: int | None = None
     #: Tokens the model adds to every input (``[CLS]`` and ``[SEP]``: 2).
     special_tokens: int = 0
+    #: The chunker (:data:`~pyapp.facts.SPLITTERS`), and the recursive splitter's
+    #: settings (``None`` for the fixed window).
+    splitter: str = "fixed"
+    recursive: RecursiveSettings | None = None
 
     @property
     def stride(self) -> int:
@@ -319,6 +331,12 @@ def parse_params(
     caps: bool = True,
     model: object = None,
     max_tokens: object = None,
+    splitter: object = "fixed",
+    separators_preset: object = None,
+    separators: object = None,
+    separator_regex: object = None,
+    keep_separator: object = None,
+    strip: object = None,
 ) -> Params:
     """Validate raw parameters (numbers, or the strings typed into fields).
 
@@ -338,6 +356,23 @@ def parse_params(
     if preset is not None and (encoding is None or encoding == ""):
         encoding = preset.encoding
     the_unit = parse_unit(unit)
+    the_splitter = parse_splitter(splitter)
+    if the_splitter == "recursive" and the_unit not in SPLITTERS["recursive"]["units"]:
+        raise InputError(
+            "unit", f"the recursive splitter has no {the_unit} unit: {NO_WORD_UNIT}; choose"
+            " characters or tokens",
+        )  # fmt: skip
+    recursive = (
+        parse_recursive(
+            preset=separators_preset,
+            separators=separators,
+            regex=separator_regex,
+            keep=keep_separator,
+            strip=strip,
+        )
+        if the_splitter == "recursive"
+        else None
+    )
     the_encoding = parse_encoding(encoding) if the_unit == "token" else None
     the_size = parse_whole("size", size)
     the_overlap, percent = parse_overlap(overlap, size=the_size, mode=overlap_mode)
@@ -382,4 +417,96 @@ def parse_params(
         model=the_model,
         max_tokens=the_max,
         special_tokens=specials,
+        splitter=the_splitter,
+        recursive=recursive,
+    )
+
+
+def parse_splitter(splitter: object) -> str:
+    """``fixed`` (the default, also when empty) or ``recursive``."""
+    if splitter is None or splitter == "":
+        return "fixed"
+    if isinstance(splitter, str) and splitter in SPLITTERS:
+        return splitter
+    raise InputError(
+        "splitter", f"unknown splitter {quote(splitter)}: choose one of {', '.join(SPLITTERS)}"
+    )
+
+
+def _flag(field: str, value: object, default: bool) -> bool:
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    raise InputError(field, f"{field_name(field)} must be true or false, got {quote(value)}")
+
+
+def parse_recursive(
+    *, preset: object, separators: object, regex: object, keep: object, strip: object
+) -> RecursiveSettings:
+    """The recursive splitter's settings: a preset's separators (regular expressions,
+    as ``from_language`` makes them) or a typed list (a JSON list of strings, or a
+    list), where a kept separator goes, and whether chunks are stripped.
+
+    >>> parse_recursive(preset="python", separators=None, regex=None, keep=None, strip=None)
+    ... # doctest: +ELLIPSIS
+    RecursiveSettings(separators=('\\nclass ', ...), preset='python', is_separator_regex=True, ...)
+    >>> try:
+    ...     parse_recursive(preset=None, separators='["a", 1]', regex=None, keep=None, strip=None)
+    ... except InputError as err:
+    ...     print(err)
+    separator 2 must be a string, got 1: write each separator as a JSON string
+    """
+    if preset is not None and preset != "" and separators is not None:
+        raise InputError("separators", "give a separators preset or a separator list, not both")
+    if separators is not None:
+        listed = separators
+        if isinstance(separators, str):
+            try:
+                listed = json.loads(separators)
+            except ValueError:
+                raise InputError(
+                    "separators",
+                    f"separators must be a JSON list of strings, got {quote(separators)}:"
+                    ' write for example ["\\n\\n", "\\n", " ", ""]',
+                ) from None
+        if not isinstance(listed, list):
+            raise InputError(
+                "separators", f"separators must be a list of strings, got {quote(separators)}"
+            )
+        for i, item in enumerate(listed):
+            if not isinstance(item, str):
+                raise InputError(
+                    "separators",
+                    f"separator {i + 1} must be a string, got {quote(item)}:"
+                    " write each separator as a JSON string",
+                )
+        the_separators = tuple(listed)
+        the_preset = None
+        is_regex = _flag("separator_regex", regex, False)
+    else:
+        name = "default" if preset is None or preset == "" else preset
+        if not isinstance(name, str) or name not in SEPARATOR_PRESETS:
+            raise InputError(
+                "separators_preset",
+                f"unknown separators preset {quote(preset)}: choose one of"
+                f" {', '.join(SEPARATOR_PRESETS)}",
+            )
+        the_separators = SEPARATOR_PRESETS[name]
+        the_preset = name
+        is_regex = _flag("separator_regex", regex, name != "default")
+    check_separators(the_separators, regex=is_regex)
+    the_keep = "start" if keep is None or keep == "" else keep
+    if the_keep not in KEEP_SEPARATOR:
+        raise InputError(
+            "keep_separator",
+            f"unknown keep-separator choice {quote(keep)}: choose one of"
+            f" {', '.join(KEEP_SEPARATOR)}",
+        )
+    return RecursiveSettings(
+        separators=the_separators,
+        preset=the_preset,
+        is_separator_regex=is_regex,
+        keep_separator=the_keep,
+        strip_whitespace=_flag("strip", strip, True),
     )

@@ -46,7 +46,7 @@ from .cache import per_text
 from .units import Chars, Segmentation, Tokens, Words, byte_offsets
 from .windows import window_count
 
-__all__ = ["Boundaries", "SentenceUnits", "split_sentences"]
+__all__ = ["Boundaries", "SentenceUnits", "split_sentences", "split_sentences_kept"]
 
 _FULL_WIDTH: Final = frozenset("。！？")
 
@@ -68,6 +68,11 @@ _VISIBLE: Final = re.compile(r"\S")
 def _split_sentences_cached(text: str) -> list[tuple[int, int]]:
     """split_sentences of the last few texts (callers only read the list)."""
     return split_sentences(text)
+
+
+def split_sentences_kept(text: str) -> list[tuple[int, int]]:
+    """:func:`split_sentences`, kept per text (read the list only)."""
+    return _split_sentences_cached(text)
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:

@@ -22,10 +22,11 @@ from typing import Any
 
 from ..facts import UNITS
 from ..figures import Derivation, show
+from .chunkings import Chunking, FixedWindows
 from .params import Params
 from .windows import repeated_units, window_count
 
-__all__ = ["Summary", "derive", "summarize"]
+__all__ = ["Summary", "derive", "summarize", "summarize_chunking"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -34,12 +35,14 @@ class Summary:
 
     units: int
     chunks: int
-    stride: int
+    #: The fixed window's stride and ``C / (C - O)``; ``None`` for another splitter,
+    #: whose chunks do not move by a fixed stride.
+    stride: int | None
     processed_units: int
     repeated_units: int
     extra_volume: Fraction | None
     inflation: Fraction | None
-    limit_inflation: Fraction
+    limit_inflation: Fraction | None
     estimated_tokens: Fraction
     estimated_cost: Fraction
     input_bytes: int
@@ -74,10 +77,65 @@ def summarize(*, units: int, params: Params, input_bytes: int, input_chars: int)
     )
 
 
+def summarize_chunking(
+    chunking: Chunking, *, units: int, params: Params, input_bytes: int, input_chars: int
+) -> Summary:
+    """The summary of any chunking: the fixed window's in closed form
+    (:func:`summarize`), another's from its intervals: the processed units are the
+    chunks' lengths added up, the repeated units the overlaps its boundaries got."""
+    if isinstance(chunking, FixedWindows):
+        return summarize(
+            units=units, params=params, input_bytes=input_bytes, input_chars=input_chars
+        )
+    processed = chunking.processed
+    repeated = sum(chunking.overlaps)
+    tokens = processed * params.tokens_per_unit
+    return Summary(
+        units=units,
+        chunks=chunking.count,
+        stride=None,
+        processed_units=processed,
+        repeated_units=repeated,
+        extra_volume=Fraction(repeated, units) if units else None,
+        inflation=Fraction(processed, units) if units else None,
+        limit_inflation=None,
+        estimated_tokens=tokens,
+        estimated_cost=tokens * params.price_per_million / 1_000_000,
+        input_bytes=input_bytes,
+        input_chars=input_chars,
+    )
+
+
+def _derive_measured(s: Summary, p: Params, d: Derivation) -> None:
+    """The figures of a chunking that is not a fixed window: counted from its chunks."""
+    u = s.units
+    undefined = "undefined for 0 units"
+    d.add("chunks", "N = the chunks the splitter made", f"N = {s.chunks}", s.chunks)
+    d.add("stride", "none: the chunks do not move by a fixed stride", "-", None)
+    d.add(
+        "processed_units", "sum over chunks of each chunk's length",
+        f"sum of {s.chunks} lengths", s.processed_units,
+    )  # fmt: skip
+    d.add(
+        "repeated_units", "sum over boundaries of the overlap each got",
+        f"sum of {max(0, s.chunks - 1)} overlaps", s.repeated_units,
+    )  # fmt: skip
+    d.add(
+        "extra_volume", "repeated / U", f"{s.repeated_units} / {u}" if u else undefined,
+        s.extra_volume,
+    )  # fmt: skip
+    d.add(
+        "inflation", "processed / U", f"{s.processed_units} / {u}" if u else undefined, s.inflation
+    )
+    d.add("limit_inflation", "none: C / (C - O) is the fixed window's", "-", None)
+
+
 def derive(summary: Summary, params: Params) -> dict[str, dict[str, Any]]:
     """Formula, the numbers put in, and the value, for every summary figure."""
     s, p = summary, params
-    u, n, c, o, st = s.units, s.chunks, p.size, p.overlap, s.stride
+    if p.splitter != "fixed":
+        return _derive_rest(s, p, _measured_head(s, p))
+    u, n, c, o, st = s.units, s.chunks, p.size, p.overlap, p.stride
     empty = "0 for empty text"
     undefined = "undefined for 0 units"
     d = Derivation()
@@ -101,6 +159,19 @@ def derive(summary: Summary, params: Params) -> dict[str, dict[str, Any]]:
         "inflation", "processed / U", f"{s.processed_units} / {u}" if u else undefined, s.inflation
     )
     d.add("limit_inflation", "C / (C - O)", f"{c} / ({c} - {o})", s.limit_inflation)
+    return _derive_rest(s, p, d)
+
+
+def _measured_head(s: Summary, p: Params) -> Derivation:
+    d = Derivation()
+    d.add("units", f"U = {UNITS[p.unit].measure} in the text", f"U = {s.units}", s.units)
+    _derive_measured(s, p, d)
+    return d
+
+
+def _derive_rest(s: Summary, p: Params, d: Derivation) -> dict[str, dict[str, Any]]:
+    """The figures every chunking derives alike: tokens, cost, the re-encoded counts."""
+    c = p.size
     d.add(
         "estimated_tokens",
         "processed * tokens_per_unit",
