@@ -38,7 +38,7 @@ from .intervals import holders, sorted_spans
 from .lens import Lens, LensReport
 from .lens import read_chunks as lens_read
 from .params import Params, parse_encoding, parse_number, parse_unit
-from .sentences import split_sentences
+from .sentences import split_sentences_kept
 from .tokenizers import get_tokenizer
 from .units import strip_bom, word_count
 
@@ -256,9 +256,8 @@ def figures(
         tokenizer = get_tokenizer(encoding)
         stored = sum(tokenizer.count(b) for b in bodies)
     overlaps, gaps = model.overlaps, model.gaps
-    sentences = split_sentences(text)
-    held = holders(spans, sentences)
-    cut = [s for s, h in zip(sentences, held, strict=True) if h is None]
+    sentences = split_sentences_kept(text)
+    cut = model.cut(sentences)  # the sentence check of the model of a chunking
     fig = Figures(
         chunks=len(spans),
         found=model.count,

@@ -641,3 +641,25 @@ def test_any_chunks_are_placed_as_the_brute_force_places_them() -> None:
         assert ours(text, chunks, starts, ends) == brute_anchor(text, chunks, starts, ends)
 
     check()
+
+
+def test_cut_sentences_come_from_the_model_and_agree_with_the_order_free_check() -> None:
+    from pyapp.core.audit import figures
+    from pyapp.core.intervals import holders
+    from pyapp.core.sentences import split_sentences
+
+    text = "One two. Three four five. Six seven. Eight nine ten. Eleven."
+    # Out of the text's order (offsets given, so kept), one inside another, one missing.
+    pieces = [("Six seven. Eight", 26), ("One two. Three", 0), ("two.", 4),
+              ("Three four five.", 9), ("zz", 0)]  # fmt: skip
+    source = json.dumps([{"page_content": t, "metadata": {"start_index": s}} for t, s in pieces])
+    side = chunking_of_file(text, source)
+    fig = figures(text, side, measure=Measure(unit="word"), lens=None)
+    sentences = split_sentences(text)
+    brute = [s for s in sentences if not any(
+        p is not None and p[0] <= s[0] and s[1] <= p[1] for p in side.spans)]  # fmt: skip
+    assert fig.cut_sentences == brute
+    assert brute == [s for s, h in zip(sentences, holders(side.spans, sentences), strict=True)
+                     if h is None]  # fmt: skip
+    assert [a.verdict for a in side.anchored or ()] == ["given"] * 4 + ["missing"]
+    assert [text[a:b] for a, b in brute] == ["Eight nine ten.", "Eleven."]
