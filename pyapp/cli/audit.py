@@ -95,7 +95,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="re-anchor another tool's chunks on their text and show what the model drops",
         description=(
             "Read the chunks FILE another tool made of TEXT (JSON or JSON Lines: LangChain,"
-            " Chonkie, LlamaIndex, Haystack, a list of strings, or this tool's export),"
+            " Chonkie, LlamaIndex, Haystack, Unstructured, a list of strings, or this tool's"
+            " export),"
             " place each chunk on the text (its own offset where it holds the chunk, else"
             " the first occurrence from the previous chunk's start, else up to whitespace),"
             " and print every figure of that chunking as JSON."
@@ -184,4 +185,11 @@ def run(args: argparse.Namespace) -> int:
     )  # fmt: skip
     write_text(dumps(audit_document(report)))
     print(f"python -m pyapp audit: {report.anchoring_sentence()}", file=sys.stderr)
+    if report.figures.lens is not None:
+        sentence = report.figures.lens.lens.sentence(
+            truncated=report.figures.lens.truncated,
+            chunks=len(report.chunking.spans),
+            unseen_chars=report.figures.lens.unseen_chars,
+        )
+        print(f"python -m pyapp audit: {sentence}", file=sys.stderr)
     return 0

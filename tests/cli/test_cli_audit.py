@@ -69,7 +69,10 @@ def test_audit_prints_verdicts_the_lens_and_lists_a_missing_chunk(folder: Path) 
         " 1 of 5 chunks was not found (listed)"
     )
     assert doc["anchoring"]["summary"] == summary
-    assert done.stderr.decode() == f"python -m pyapp audit: {summary}\n"
+    assert done.stderr.decode().splitlines() == [
+        f"python -m pyapp audit: {summary}",
+        f"python -m pyapp audit: {doc['lens']['sentence']}",
+    ]
     assert doc["anchoring"]["missing_chunks"][0]["where"] == "item 5 (line 1)"
     # "Seven eight nine ten eleven." is 6 pieces: with [CLS] and [SEP], 8 > 6, so the
     # model reads 4 of them.
