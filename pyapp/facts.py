@@ -42,6 +42,7 @@ __all__ = [
     "MAX_EXPONENT",
     "MAX_FIELD_CHARS",
     "MAX_IMPORTED_CHUNKS",
+    "VERDICTS",
     "MAX_PROCESSED_UNITS",
     "MAX_QUOTE",
     "MAX_RETRIEVAL_UNITS",
@@ -84,6 +85,9 @@ MAX_RETRIEVAL_UNITS: Final = 4_000_000
 MAX_CHUNKS_FILE_BYTES: Final = MAX_BYTES
 #: An imported chunks file: at most this many chunks.
 MAX_IMPORTED_CHUNKS: Final = 100_000
+#: What re-anchoring says of each imported chunk, in the order a summary lists them
+#: (:mod:`pyapp.core.anchor`).
+VERDICTS: Final = ("given", "corrected", "normalized", "missing")
 
 
 # ---------------------------------------------------------------------- the text view
@@ -377,6 +381,7 @@ def page_facts() -> dict[str, Any]:
         "texts_kept": TEXTS_HELD - 1,
         "text_view": {"whole": TEXT_VIEW_WHOLE, "page": TEXT_VIEW_PAGE},
         "cards_per_call": CARDS_PER_CALL,
+        "verdicts": list(VERDICTS),
         "purposes": list(PURPOSES),
         "background_purposes": list(BACKGROUND_PURPOSES),
         "max_field_chars": MAX_FIELD_CHARS,

@@ -38,10 +38,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from ..facts import VERDICTS
+
 __all__ = ["VERDICTS", "Anchored", "Squeezed", "anchor"]
 
-#: The verdicts, in the order a summary lists them.
-VERDICTS: Final = ("given", "corrected", "normalized", "missing")
 
 _REPLACEMENT: Final = "\ufffd"
 

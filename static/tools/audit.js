@@ -241,7 +241,7 @@ export function mountAudit({ engine, panel, current }) {
     ui.verdicts.textContent = `${sentenceCase(doc.anchoring.summary)}.`;
     const a = doc.anchoring;
     ui.counts.replaceChildren(
-      ...["given", "corrected", "normalized", "missing"].map((v) => {
+      ...FACTS.verdicts.map((/** @type {string} */ v) => {
         const item = el("li", { class: `au-count au-${v}` }, `${v}: ${fmt.integer(a[v])}`);
         item.dataset.testid = `audit-count-${v}`;
         item.dataset.value = String(a[v]);
