@@ -101,6 +101,7 @@ export function mountAudit({ engine, panel, current }) {
     lens: $("audit-lens"),
     figures: $("audit-figures"),
     missing: $("audit-missing"),
+    evidence: $("audit-evidence"),
     text: $("audit-text"),
     textNote: $("audit-text-note"),
     rows: $("audit-chunks"),
@@ -273,6 +274,16 @@ export function mountAudit({ engine, panel, current }) {
     );
     ui.missing.replaceChildren(
       ...a.missing_chunks.map((m) => el("li", {}, `Chunk ${fmt.integer(m.index + 1)} (${m.where}) was not found: “${m.text}”`)),
+    );
+    ui.evidence.replaceChildren(
+      ...(doc.evidence ?? []).map((/** @type {Record<string, any>} */ row) => {
+        const held = row.whole ? `whole in chunk ${fmt.integer(row.held_by + 1)}` : "split: no chunk holds it whole";
+        const found = row.retrieved === null ? "" : row.retrieved ? `; BM25's top ${doc.top_k} hold it` : `; BM25's top ${doc.top_k} miss it`;
+        const item = el("li", {}, `Evidence ${row.id}: ${held}${found}`);
+        item.dataset.testid = "audit-evidence-item";
+        item.dataset.whole = String(row.whole);
+        return item;
+      }),
     );
     drawPieces(ui.text, result.pieces);
     ui.textNote.textContent =

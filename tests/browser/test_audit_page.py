@@ -95,6 +95,11 @@ def test_open_chunks_see_verdicts_and_dropped_tails_then_pin_and_compare(
         c["verdict"] for c in doc["chunks"]
     ]
     expect(app.get_by_test_id("audit-missing")).to_contain_text("“never there”")
+    # The evidence check's passage, against the imported chunks.
+    row = doc["evidence"][0]
+    shown = app.get_by_test_id("audit-evidence-item")
+    expect(shown).to_have_count(1)
+    expect(shown).to_have_attribute("data-whole", "true" if row["whole"] else "false")
     sentence = doc["lens"]["sentence"]
     expect(app.get_by_test_id("audit-lens")).to_have_text(sentence[0].upper() + sentence[1:])
     assert doc["lens"]["truncated_chunks"] == 3
