@@ -18,7 +18,6 @@ and, through the truncation lens (:mod:`.lens`), what the embedding model drops.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -26,7 +25,6 @@ from typing import Any, Final
 
 from ..errors import InputError
 from ..figures import number
-from ..models import MODELS
 from .anchor import VERDICTS, Anchored, anchor
 from .bm25 import ChunkIndex, term_index, terms, top
 from .chunking import check_size
@@ -46,13 +44,18 @@ __all__ = [
     "AUDIT_SCHEMA",
     "COMPARE_SCHEMA",
     "AuditReport",
-    "Side",
+    "Figures",
     "Measure",
+    "Side",
+    "anchoring_sentence",
+    "audit_document",
     "audit_text",
     "chunking_of_file",
     "chunking_of_settings",
     "compare",
     "dumps",
+    "figures",
+    "model_of",
 ]
 
 AUDIT_SCHEMA: Final = "pyapp.audit/1"
@@ -156,11 +159,6 @@ def model_of(text: str, side: Side, measure: Measure) -> tuple[Chunking, list[in
         measure=measure.count,
     )
     return model, [i for _, _, i in ordered]
-
-
-def chunking_of_export(text: str, source: str, *, label: str) -> Side:
-    """An export of this tool read back as a chunks file."""
-    return chunking_of_file(text, source, label=label)
 
 
 # ---------------------------------------------------------------------- figures
@@ -601,21 +599,3 @@ def _side(chunking: Side) -> JSON:
     for x in chunking.anchored:
         counts[x.verdict] += 1
     return {"shape": chunking.source.shape, "verdicts": counts}
-
-
-def lens_for_model(name: str | None) -> Lens | None:
-    """The lens of a preset, or ``None``."""
-    if name is None:
-        return None
-    model = MODELS[name]
-    return Lens(model=name, encoding=model.encoding, max_tokens=model.max_tokens.value,
-                special_tokens=model.special_tokens.value)  # fmt: skip
-
-
-def loads_export(source: str) -> bool:
-    """Whether ``source`` looks like one of this tool's exports (has a ``schema``)."""
-    try:
-        doc = json.loads(source)
-    except ValueError:
-        return False
-    return isinstance(doc, dict) and isinstance(doc.get("schema"), str)

@@ -42,7 +42,6 @@ name the fields with --text-field and --start-field
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -377,8 +376,3 @@ def read_chunks(
             )
         chunks.append(chunk)
     return ImportedChunks(shape=shape, format=fmt, chunks=tuple(chunks))
-
-
-def texts(chunks: Sequence[ImportedChunk]) -> list[str]:
-    """The chunk texts, in order."""
-    return [c.text for c in chunks]
