@@ -24,7 +24,9 @@ from fractions import Fraction
 from typing import Any, Final
 
 from ..errors import InputError
+from ..facts import SIZING_DEFAULTS
 from ..figures import number
+from ..models import MODELS
 from .anchor import VERDICTS, Anchored, anchor
 from .bm25 import ChunkIndex, term_index, terms, top
 from .chunking import check_size
@@ -194,6 +196,17 @@ class Figures:
         return Fraction(self.processed_units, self.text_units) if self.text_units else None
 
     @property
+    def vector_bytes(self) -> int | None:
+        """The vectors' bytes: one per entry, the model preset's dimension, 4 bytes a
+        value (float32, the sizing panel's default); ``None`` without a dimension."""
+        if self.lens is None or self.lens.lens.model is None:
+            return None
+        dimension = MODELS[self.lens.lens.model].dimension
+        if dimension is None:
+            return None
+        return self.index_entries * dimension.value * int(SIZING_DEFAULTS["bytes_per_value"])
+
+    @property
     def cost(self) -> Fraction:
         return self.stored_tokens * self.price_per_million / 1_000_000
 
@@ -205,6 +218,7 @@ class Figures:
             "processed_units": self.processed_units,
             "inflation": number(self.inflation),
             "index_entries": self.index_entries,
+            "vector_bytes": self.vector_bytes,
             "stored_tokens": self.stored_tokens,
             "stored_encoding": self.stored_encoding,
             "estimated_cost": number(self.cost),

@@ -259,6 +259,7 @@ export function mountAudit({ engine, panel, current }) {
         ["Processed", fmt.unitCount(s.processed_units, unit)],
         ["Inflation", s.inflation === null ? "–" : fmt.ratio(s.inflation)],
         ["Index entries", fmt.integer(s.index_entries)],
+        ...(s.vector_bytes === null ? [] : [["Vectors (float32)", fmt.byteSize(s.vector_bytes)]]),
         ["Stored tokens", `${fmt.integer(s.stored_tokens)} (${s.stored_encoding})`],
         ["Cost", fmt.dollars(s.estimated_cost)],
         ["Repeated at the boundaries", fmt.unitCount(s.overlap_units, unit)],

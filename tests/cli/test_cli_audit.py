@@ -82,6 +82,8 @@ def test_audit_prints_verdicts_the_lens_and_lists_a_missing_chunk(folder: Path) 
     assert last["dropped_units"] == len(" eleven.")  # in --unit, characters by default
     assert doc["summary"]["dropped_units"] == len(" eleven.")
     assert doc["lens"]["truncated_chunks"] == 1
+    # Index sizing from the real chunks: 5 entries of 384 float32 values (the preset's).
+    assert doc["summary"]["vector_bytes"] == 5 * 384 * 4
     assert doc["lens"]["sentence"].startswith("all-MiniLM-L6-v2 reads at most 6 word pieces")
 
 
