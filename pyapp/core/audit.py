@@ -18,6 +18,7 @@ and, through the truncation lens (:mod:`.lens`), what the embedding model drops.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -40,7 +41,7 @@ from .lens import read_chunks as lens_read
 from .params import Params, parse_encoding, parse_number, parse_unit
 from .sentences import split_sentences_kept
 from .tokenizers import get_tokenizer
-from .units import strip_bom, word_count
+from .units import Tokens, Words, byte_offsets, strip_bom, word_count
 
 __all__ = [
     "AUDIT_SCHEMA",
@@ -146,6 +147,39 @@ def chunking_of_settings(text: str, params: Params, *, label: str = "settings") 
     """The chunking ``params`` makes of ``text`` (:func:`~.chunkings.chunking_of`)."""
     spans = tuple(chunking_of(text, params).spans())
     return Side(label=label, spans=spans, texts=tuple(text[s:e] for s, e in spans))
+
+
+def main_view_chunking(text: str, side: Side, unit: str, encoding: str | None) -> Chunking:
+    """The placed chunks as the main view's chunking (``splitter="imported"``): in text
+    order, each chunk's length in ``unit`` measured on its own text, and the units of
+    the text it holds (a word or token sharing a character or byte with it), so the
+    cards, the text view, the summary and the sentence check read it like any other."""
+    ordered = sorted_spans(side.spans)
+    starts, ends = [s for s, _, _ in ordered], [e for _, e, _ in ordered]
+    measure = Measure(unit=unit, encoding=encoding)
+    unit_starts: list[int] | None = None
+    unit_ends: list[int] | None = None
+    if unit == "word":
+        word_starts, word_ends = Words(text).bounds(word_count(text))
+        unit_starts = [bisect_right(word_ends, s) for s in starts]
+        unit_ends = [bisect_left(word_starts, e) for e in ends]
+    elif unit == "token":
+        assert encoding is not None
+        seg = Tokens(text, encoding=encoding)
+        token_starts, token_ends = seg.byte_starts(), seg.byte_ends()
+        unit_starts = [bisect_right(token_ends, b) for b in byte_offsets(text, starts)]
+        unit_ends = [bisect_left(token_starts, b) for b in byte_offsets(text, ends)]
+    return Chunking(
+        text,
+        starts,
+        ends,
+        unit=unit,
+        lengths=[measure.count(text[s:e]) for s, e in zip(starts, ends, strict=True)],
+        unit_starts=unit_starts,
+        unit_ends=unit_ends,
+        measure=measure.count,
+        splitter="imported",
+    )
 
 
 def model_of(text: str, side: Side, measure: Measure) -> tuple[Chunking, list[int]]:

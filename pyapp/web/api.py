@@ -37,9 +37,10 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
-from ..core.audit import Measure, chunking_of_settings
+from ..core.audit import Measure, chunking_of_file, chunking_of_settings, main_view_chunking
 from ..core.chunking import chunk_text, segment
 from ..core.evidence import Evidence, parse_items, parse_jsonl
 from ..core.evidence_export import dumps as evidence_dumps
@@ -111,9 +112,37 @@ def _offset(request: JSON, field: str, default: int) -> int:
     return value
 
 
+#: Chunks files opened in the audit panel, by the ref its answer gave (oldest first):
+#: ``chunks_ref`` in a main-view request shows that file's chunks instead of a splitter's.
+_imported: dict[str, tuple[str, str | None, str | None]] = {}
+
+
+def _imported_params(request: JSON, params: Params) -> Params:
+    """``params`` with the chunking of the held chunks file ``chunks_ref``, re-anchored on
+    this request's text and measured in its unit."""
+    ref = _ref(request, "chunks_ref")
+    held = _imported.get(ref)
+    if held is None:
+        raise InputError(
+            "chunks_ref", f"chunks_ref {quote(ref)} is not held: open the chunks file again"
+        )
+    text, _ = strip_bom(_text(request))
+    source, text_field, start_field = held
+    side = chunking_of_file(text, source, text_field=text_field, start_field=start_field)
+    chunking = main_view_chunking(text, side, params.unit, params.encoding)
+    return replace(params, splitter="imported", recursive=None, imported=chunking)
+
+
 def _params(request: JSON) -> Params:
     if "size" not in request:
         raise InputError("size", "size is missing: enter a whole number of units, 1 or more")
+    params = _parse_params(request)
+    if request.get("chunks_ref") is not None:
+        return _imported_params(request, params)
+    return params
+
+
+def _parse_params(request: JSON) -> Params:
     return parse_params(
         caps=_caps(request),
         unit=request.get("unit", "word"),
@@ -359,16 +388,30 @@ def _op_audit(request: JSON) -> JSON:
     """Another tool's chunks of the text, re-anchored, with every figure
     (:func:`~pyapp.web.audit_view.audit_view`)."""
     text, _ = strip_bom(_text(request))
-    return audit_view(
+    source = _chunks_source(request)
+    text_field = _field_path(request, "text_field")
+    start_field = _field_path(request, "start_field")
+    answer = audit_view(
         text,
-        _chunks_source(request),
+        source,
         measure=_measure(request),
         lens=_lens(request),
-        text_field=_field_path(request, "text_field"),
-        start_field=_field_path(request, "start_field"),
+        text_field=text_field,
+        start_field=start_field,
         evidence=_optional_evidence(text, request),
         top_k=_top_k(request),
     )
+    held = (source, text_field, start_field)
+    ref = next((r for r, h in _imported.items() if h == held), None)
+    if ref is None:
+        ref = f"chunks-{len(_imported) + 1}"
+        while ref in _imported:
+            ref += "+"
+    _imported.pop(ref, None)
+    _imported[ref] = held  # the same file keeps its ref, and is held the longest
+    while len(_imported) > TEXTS_HELD:
+        del _imported[next(iter(_imported))]
+    return {**answer, "chunks_ref": ref}
 
 
 def _op_compare(request: JSON) -> JSON:

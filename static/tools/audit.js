@@ -76,10 +76,12 @@ function base64Of(bytes) {
 }
 
 /**
- * @param {{engine: Engine, panel: HTMLElement, current: () => (Record<string, any> | null)}} options
- *   `current` is the request of the main view on screen (its text and settings), or null.
+ * @param {{engine: Engine, panel: HTMLElement, current: () => (Record<string, any> | null),
+ *   showInMain: (ref: string | null) => void}} options
+ *   `current` is the request of the main view on screen (its text and settings), or null;
+ *   `showInMain` shows the held chunks file `ref` in the main view (null: the settings' chunks).
  */
-export function mountAudit({ engine, panel, current }) {
+export function mountAudit({ engine, panel, current, showInMain }) {
   /** @param {string} testid */
   const $ = (testid) => /** @type {HTMLElement} */ (panel.querySelector(`[data-testid="${testid}"]`));
   const ui = {
@@ -121,7 +123,10 @@ export function mountAudit({ engine, panel, current }) {
     lensOut: $("lens-out"),
     lensSentence: $("lens-sentence"),
     lensText: $("lens-text"),
+    showMain: /** @type {HTMLInputElement} */ ($("audit-show-main")),
   };
+  /** The ref of the chunks file the engine holds for the main view, or null. */
+  let heldRef = null;
 
   /** The "opened chunks file" choice of A and of B: offered once a file is open. */
   const fileOptions = [ui.sideA, ui.against].map((select) => /** @type {HTMLOptionElement} */ (select.querySelector('option[value="file"]')));
@@ -230,6 +235,12 @@ export function mountAudit({ engine, panel, current }) {
     showError(ui.error, "");
     panel.dataset.state = "audited";
     lastGood = { source, sourceName };
+    const ref = answer.result.chunks_ref;
+    if (ref !== heldRef) {
+      heldRef = ref;
+      ui.showMain.disabled = false;
+      if (ui.showMain.checked) showInMain(ref); // a new file: the main view follows it
+    }
     renderAudit(answer.result);
   }
 
@@ -438,6 +449,7 @@ export function mountAudit({ engine, panel, current }) {
       typing = window.setTimeout(refresh, TYPING_MS);
     });
   }
+  ui.showMain.addEventListener("change", () => showInMain(ui.showMain.checked ? heldRef : null));
   ui.download.addEventListener("click", () => auditJson && save(auditJson.json, auditJson.filename));
   ui.compareDownload.addEventListener("click", () => compareJson && save(compareJson.json, compareJson.filename));
   ui.pin.addEventListener("click", () => {

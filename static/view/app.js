@@ -142,6 +142,8 @@ const centre = mountCentre({
 let settings = readHash("");
 /** The last configuration the engine accepted, and its result. */
 let lastGood = null;
+/** The audit panel's chunks file shown in the main view instead of the settings' chunks (its ref), or null. */
+let mainChunks = null;
 let timer = 0;
 let viewSeq = 0;
 let ready = false;
@@ -169,6 +171,7 @@ function buildRequest(op) {
     // The input limit is a count of tokens, shown and checked in token mode only.
     max_tokens: settings.unit === "token" ? settings.max : null,
     ...centre.requestFields(),
+    ...(mainChunks === null ? {} : { chunks_ref: mainChunks }),
   };
 }
 
@@ -535,6 +538,11 @@ const audit = mountAudit({
   panel: $("#audit-panel"),
   // The main view on screen: the audit reads its text, unit and price; pinning takes its settings.
   current: () => lastGood?.request ?? null,
+  // "Show these chunks in the main view": the cards, the text view and the figures follow.
+  showInMain: (ref) => {
+    mainChunks = ref;
+    schedule(0);
+  },
 });
 
 // ---------------------------------------------------------------- start

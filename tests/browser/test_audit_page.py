@@ -120,6 +120,15 @@ def test_open_chunks_see_verdicts_and_dropped_tails_then_pin_and_compare(
     expect(app.get_by_test_id("audit-text")).to_contain_text("<b>Bold</b>")
     assert panel.locator("b").count() == 0
 
+    # The imported chunks in the main view: its cards and figures follow them, and back.
+    app.get_by_test_id("audit-show-main").check()
+    expect_figure(app, "summary-chunks", "4", "4")  # the four found, in the text's order
+    cards = app.get_by_test_id("chunk")
+    expect(cards).to_have_count(4)
+    expect(cards.nth(1).get_by_test_id("chunk-fresh")).to_have_text("The harbour opened in 1820.")
+    app.get_by_test_id("audit-show-main").uncheck()
+    expect_figure(app, "summary-chunks", str(windows), str(windows))
+
     # The download is what the command line prints for the same text and file.
     with app.expect_download() as got:
         app.get_by_test_id("audit-download").click()

@@ -663,3 +663,29 @@ def test_cut_sentences_come_from_the_model_and_agree_with_the_order_free_check()
                      if h is None]  # fmt: skip
     assert [a.verdict for a in side.anchored or ()] == ["given"] * 4 + ["missing"]
     assert [text[a:b] for a, b in brute] == ["Eight nine ten.", "Eleven."]
+
+
+def test_a_held_chunks_file_is_the_main_views_chunking_in_every_unit() -> None:
+    from pyapp.web.api import handle
+
+    def ask(**request: Any) -> Any:
+        return json.loads(handle(json.dumps(request)))
+
+    text = "One two three. Four 😀 five six.\n\nOne two three. Seven eight nine."
+    chunks = ["One two three.", "Four 😀 five six.", "One two three. Seven", "nowhere"]
+    held = ask(op="audit", text=text, chunks=json.dumps(chunks))["result"]["chunks_ref"]
+    assert ask(op="audit", text=text, chunks=json.dumps(chunks))["result"]["chunks_ref"] == held
+    places = [(0, 14), (15, 31), (33, 53)]
+    for unit in ("word", "char", "token"):
+        fields = {"text": text, "unit": unit, "size": 4, "overlap": 1, "chunks_ref": held}
+        view = ask(op="chunk", **fields)["result"]
+        assert view["summary"]["chunks"] == 3
+        assert [(c["char_start"], c["char_end"]) for c in view["chunks"]] == places
+        export = json.loads(ask(op="export", **fields)["result"]["json"])
+        assert [c["text"] for c in export["chunks"]] == [text[a:b] for a, b in places]
+        assert all(text[c["char_start"] : c["char_end"]] == c["text"] for c in export["chunks"])
+    words = ask(op="chunk", text=text, unit="word", size=4, chunks_ref=held)["result"]["chunks"]
+    assert [c["preview_fresh"] for c in words] == ["One two three.", "Four 😀 five six.",
+                                                    "One two three. Seven"]  # fmt: skip
+    gone = ask(op="chunk", text=text, unit="word", size=4, chunks_ref="chunks-999")
+    assert gone["error"]["field"] == "chunks_ref"
