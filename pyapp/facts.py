@@ -45,6 +45,7 @@ __all__ = [
     "VERDICTS",
     "MAX_PROCESSED_UNITS",
     "MAX_QUOTE",
+    "MAX_RETRIEVAL_PAIRS",
     "MAX_RETRIEVAL_UNITS",
     "KEEP_SEPARATOR",
     "PRESETS",
@@ -88,6 +89,10 @@ MAX_IMPORTED_CHUNKS: Final = 100_000
 #: What re-anchoring says of each imported chunk, in the order a summary lists them
 #: (:mod:`pyapp.core.anchor`).
 VERDICTS: Final = ("given", "corrected", "normalized", "missing")
+#: The retrieval check scores, per question, the chunks holding one of its terms (or
+#: every chunk, when that is cheaper): past this many (question, chunk) pairs in all
+#: it is skipped before scoring any, and says so.
+MAX_RETRIEVAL_PAIRS: Final = 20_000_000
 
 
 # ---------------------------------------------------------------------- the text view
@@ -363,6 +368,7 @@ def page_facts() -> dict[str, Any]:
             "retrieval_units": MAX_RETRIEVAL_UNITS,
             "chunks_file_bytes": MAX_CHUNKS_FILE_BYTES,
             "imported_chunks": MAX_IMPORTED_CHUNKS,
+            "retrieval_pairs": MAX_RETRIEVAL_PAIRS,
         },
         "units": [asdict(unit) for unit in UNITS.values()],
         "encodings": [

@@ -32,6 +32,7 @@ from .chunkings import (
     segment,
     word_list,
 )
+from .fingerprint import TextFacts, text_facts
 from .params import Params
 from .sentences import Boundaries, SentenceUnits, split_sentences_kept
 from .summary import Summary, summarize, summarize_chunking
@@ -76,6 +77,8 @@ class Report:
     bom_removed: bool = False
     #: The chunking itself (``None`` only in reports made by hand).
     chunking: Chunking | None = None
+    #: The text the offsets count in (its SHA-256, size and line breaks).
+    text: TextFacts | None = None
 
 
 def check_size(text: str) -> int:
@@ -219,6 +222,7 @@ def chunk_text(
         boundaries=sentence_check(text, params, backend=backend) if boundaries else None,
         bom_removed=bom_removed,
         chunking=chunking,
+        text=text_facts(text),
     )
 
 

@@ -155,6 +155,11 @@ def _records(source: str) -> tuple[str, list[tuple[Any, str]]]:
     if isinstance(whole, list):
         return "json", list(zip(whole, _item_lines(source, len(whole)), strict=True))
     if isinstance(whole, dict):
+        if isinstance(whole.get("schema"), str) and isinstance(whole.get("chunks"), list):
+            return "json", [  # this tool's export (its "text" is the text's fingerprint)
+                ({"__pyapp__": True, **r} if isinstance(r, dict) else r, f"chunk {i}")
+                for i, r in enumerate(whole["chunks"])
+            ]
         for key in _WRAPPERS:
             inner = whole.get(key)
             if isinstance(inner, list) and not _is_chunk_object(whole):
