@@ -35,11 +35,14 @@ __all__ = [
     "EVIDENCE_DEFAULTS",
     "MAX_BYTES",
     "MAX_CHUNKS",
+    "MAX_CHUNKS_FILE_BYTES",
     "MAX_DIGITS",
     "MAX_EVIDENCE_ITEMS",
     "MAX_EVIDENCE_LISTED",
     "MAX_EXPONENT",
     "MAX_FIELD_CHARS",
+    "MAX_IMPORTED_CHUNKS",
+    "VERDICTS",
     "MAX_PROCESSED_UNITS",
     "MAX_OVERLAP_TRIES",
     "MAX_QUOTE",
@@ -80,6 +83,14 @@ MAX_EVIDENCE_LISTED: Final = 200_000
 #: The retrieval check indexes every chunk's text: past this many processed units
 #: (the sum of the chunk lengths) it is skipped, and says so.
 MAX_RETRIEVAL_UNITS: Final = 4_000_000
+#: An imported chunks file (``audit --chunks``, the page's "Open chunks"): at most this
+#: many bytes, the text's own limit.
+MAX_CHUNKS_FILE_BYTES: Final = MAX_BYTES
+#: An imported chunks file: at most this many chunks.
+MAX_IMPORTED_CHUNKS: Final = 100_000
+#: What re-anchoring says of each imported chunk, in the order a summary lists them
+#: (:mod:`pyapp.core.anchor`).
+VERDICTS: Final = ("given", "corrected", "normalized", "missing")
 #: The retrieval check scores, per question, the chunks holding one of its terms (or
 #: every chunk, when that is cheaper): past this many (question, chunk) pairs in all
 #: it is skipped before scoring any, and says so.
@@ -187,6 +198,9 @@ PURPOSES: Final = (
     "text",
     "warm",
     "checks",
+    "audit",
+    "compare",
+    "lens",
 )
 BACKGROUND_PURPOSES: Final = ("sweep", "warm", "checks")
 
@@ -362,6 +376,8 @@ def page_facts() -> dict[str, Any]:
             "evidence_items": MAX_EVIDENCE_ITEMS,
             "evidence_listed": MAX_EVIDENCE_LISTED,
             "retrieval_units": MAX_RETRIEVAL_UNITS,
+            "chunks_file_bytes": MAX_CHUNKS_FILE_BYTES,
+            "imported_chunks": MAX_IMPORTED_CHUNKS,
             "retrieval_pairs": MAX_RETRIEVAL_PAIRS,
         },
         "units": [asdict(unit) for unit in UNITS.values()],
@@ -381,6 +397,7 @@ def page_facts() -> dict[str, Any]:
         "texts_kept": TEXTS_HELD - 1,
         "text_view": {"whole": TEXT_VIEW_WHOLE, "page": TEXT_VIEW_PAGE},
         "cards_per_call": CARDS_PER_CALL,
+        "verdicts": list(VERDICTS),
         "purposes": list(PURPOSES),
         "background_purposes": list(BACKGROUND_PURPOSES),
         "max_field_chars": MAX_FIELD_CHARS,

@@ -221,8 +221,8 @@ def chunk_text(
         chunks=built,
         boundaries=sentence_check(text, params, backend=backend) if boundaries else None,
         bom_removed=bom_removed,
-        text=text_facts(text),
         chunking=chunking,
+        text=text_facts(text),
     )
 
 

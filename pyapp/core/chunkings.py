@@ -567,6 +567,9 @@ def _recursive(
 def chunking_of(text: str, params: Params, *, backend: Backend | None = None) -> Chunking:
     """The chunking of ``text`` (without a leading byte-order mark) under ``params``,
     kept per text and configuration: the one place a chunker is chosen."""
+    if params.splitter == "imported":  # made elsewhere, re-anchored (pyapp.core.audit)
+        assert isinstance(params.imported, Chunking)
+        return params.imported
     if params.splitter == "recursive":
         assert params.recursive is not None
         return _recursive(

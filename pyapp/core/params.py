@@ -313,6 +313,9 @@ class Params:
     #: settings (``None`` for the fixed window).
     splitter: str = "fixed"
     recursive: RecursiveSettings | None = None
+    #: ``splitter == "imported"``: the chunking made elsewhere (an imported chunks file,
+    #: re-anchored: a :class:`~pyapp.core.chunkings.Chunking`), used as it is.
+    imported: object = None
 
     @property
     def stride(self) -> int:

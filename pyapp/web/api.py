@@ -30,27 +30,35 @@ A long text can be sent once and named afterwards (the engine holds the last
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import sys
 import time
 import traceback
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
+from ..core.audit import Measure, chunking_of_file, chunking_of_settings, main_view_chunking
 from ..core.chunking import chunk_text, segment
+from ..core.evidence import Evidence, parse_items, parse_jsonl
 from ..core.evidence_export import dumps as evidence_dumps
 from ..core.evidence_export import evidence_jsonl
 from ..core.evidence_export import export_filename as evidence_filename
 from ..core.evidence_report import EvidenceReport, check_evidence
 from ..core.export import dumps, export_filename
+from ..core.imported import decode_chunks_file
+from ..core.lens import Lens, parse_lens
 from ..core.params import Params, parse_encoding, parse_params, parse_unit, parse_whole, quote
 from ..core.tokenizers import get_tokenizer, warm
-from ..core.units import utf8_length
+from ..core.units import strip_bom, utf8_length
 from ..errors import EngineError, InputError
-from ..facts import EVIDENCE_DEFAULTS, MAX_BYTES, SPLITTER_FIELDS, TEXTS_HELD
+from ..facts import EVIDENCE_DEFAULTS, MAX_BYTES, MAX_CHUNKS_FILE_BYTES, SPLITTER_FIELDS, TEXTS_HELD
 from ..planning.budget import check_budget
 from ..planning.sizing import size_index
 from ..planning.sweep import sweep_text
+from .audit_view import audit_view, compare_view, lens_view, side_of
 from .segments import segments_view
 from .view import cards_view, checks_view, chunk_view, counts, evidence_view
 
@@ -104,9 +112,37 @@ def _offset(request: JSON, field: str, default: int) -> int:
     return value
 
 
+#: Chunks files opened in the audit panel, by the ref its answer gave (oldest first):
+#: ``chunks_ref`` in a main-view request shows that file's chunks instead of a splitter's.
+_imported: dict[str, tuple[str, str | None, str | None]] = {}
+
+
+def _imported_params(request: JSON, params: Params) -> Params:
+    """``params`` with the chunking of the held chunks file ``chunks_ref``, re-anchored on
+    this request's text and measured in its unit."""
+    ref = _ref(request, "chunks_ref")
+    held = _imported.get(ref)
+    if held is None:
+        raise InputError(
+            "chunks_ref", f"chunks_ref {quote(ref)} is not held: open the chunks file again"
+        )
+    text, _ = strip_bom(_text(request))
+    source, text_field, start_field = held
+    side = chunking_of_file(text, source, text_field=text_field, start_field=start_field)
+    chunking = main_view_chunking(text, side, params.unit, params.encoding)
+    return replace(params, splitter="imported", recursive=None, imported=chunking)
+
+
 def _params(request: JSON) -> Params:
     if "size" not in request:
         raise InputError("size", "size is missing: enter a whole number of units, 1 or more")
+    params = _parse_params(request)
+    if request.get("chunks_ref") is not None:
+        return _imported_params(request, params)
+    return params
+
+
+def _parse_params(request: JSON) -> Params:
     return parse_params(
         caps=_caps(request),
         unit=request.get("unit", "word"),
@@ -309,6 +345,114 @@ def _op_sweep(request: JSON) -> JSON:
     ).to_json()
 
 
+def _measure(request: JSON) -> Measure:
+    return Measure.parse(
+        unit=request.get("unit", "char"),
+        encoding=request.get("encoding"),
+        price_per_million=request.get("price_per_million"),
+    )
+
+
+def _lens(request: JSON) -> Lens | None:
+    """The embedding model whose truncation to show: ``lens_model`` (a preset) or
+    ``lens_encoding`` with ``lens_max_tokens`` (and ``lens_special_tokens``)."""
+    return parse_lens(
+        model=request.get("lens_model"),
+        encoding=request.get("lens_encoding"),
+        max_tokens=request.get("lens_max_tokens"),
+        special_tokens=request.get("lens_special_tokens"),
+    )
+
+
+def _optional_evidence(text: str, request: JSON) -> Evidence | None:
+    source, items = _evidence_fields(request)
+    if source is None and items is None:
+        return None
+    evidence = parse_jsonl(text, source) if source is not None else parse_items(text, items)
+    return evidence if evidence.items else None
+
+
+def _chunks_source(request: JSON) -> str:
+    """The chunks file: ``chunks`` (its text) or ``chunks_base64`` (its bytes, as the page
+    reads a file: decoded here, so a file that is not UTF-8 is refused as the command
+    line refuses it)."""
+    raw = request.get("chunks_base64")
+    if raw is not None:
+        if not isinstance(raw, str) or len(raw) > 4 * (MAX_CHUNKS_FILE_BYTES // 3 + 1):
+            raise InputError("chunks", "chunks_base64 must be a chunks file's bytes in base64")
+        try:
+            data = base64.b64decode(raw, validate=True)
+        except binascii.Error:
+            raise InputError("chunks", "chunks_base64 is not base64") from None
+        return decode_chunks_file(data)
+    source = request.get("chunks")
+    if not isinstance(source, str):
+        raise InputError("chunks", "chunks must be the text of a chunks file (JSON or JSON Lines)")
+    return source
+
+
+def _field_path(request: JSON, name: str) -> str | None:
+    value = request.get(name)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise InputError(name, f"{name} must be a field name, got {quote(value)}")
+    return value
+
+
+def _op_audit(request: JSON) -> JSON:
+    """Another tool's chunks of the text, re-anchored, with every figure
+    (:func:`~pyapp.web.audit_view.audit_view`)."""
+    text, _ = strip_bom(_text(request))
+    source = _chunks_source(request)
+    text_field = _field_path(request, "text_field")
+    start_field = _field_path(request, "start_field")
+    answer = audit_view(
+        text,
+        source,
+        measure=_measure(request),
+        lens=_lens(request),
+        text_field=text_field,
+        start_field=start_field,
+        evidence=_optional_evidence(text, request),
+        top_k=_top_k(request),
+    )
+    held = (source, text_field, start_field)
+    ref = next((r for r, h in _imported.items() if h == held), None)
+    if ref is None:
+        ref = f"chunks-{len(_imported) + 1}"
+        while ref in _imported:
+            ref += "+"
+    _imported.pop(ref, None)
+    _imported[ref] = held  # the same file keeps its ref, and is held the longest
+    while len(_imported) > TEXTS_HELD:
+        del _imported[next(iter(_imported))]
+    return {**answer, "chunks_ref": ref}
+
+
+def _op_compare(request: JSON) -> JSON:
+    """Two chunkings of the text side by side: ``a`` and ``b`` are each
+    ``{"chunks": file text}`` or ``{"settings": {...the chunk op's fields}}``."""
+    text, _ = strip_bom(_text(request))
+    a = side_of(text, request.get("a"), name="a", params_of=_params, chunks_of=_chunks_source)
+    b = side_of(text, request.get("b"), name="b", params_of=_params, chunks_of=_chunks_source)
+    return compare_view(
+        text, a, b, measure=_measure(request), lens=_lens(request),
+        evidence=_optional_evidence(text, request), top_k=_top_k(request),
+    )  # fmt: skip
+
+
+def _op_lens(request: JSON) -> JSON:
+    """What the embedding model (``lens_model``, or ``lens_encoding`` with
+    ``lens_max_tokens``) reads of the chunks these settings make: each chunk's count in
+    its tokenizer, the cut of each over-limit chunk, and the text cut into pieces."""
+    text, _ = strip_bom(_text(request))
+    lens = _lens(request)
+    if lens is None:
+        raise InputError("lens_model", "choose an embedding model to see what it reads")
+    return lens_view(text, chunking_of_settings(text, _params(request)), lens)
+
+
 OPS: dict[str, Callable[[JSON], JSON]] = {
     "chunk": _op_chunk,
     "export": _op_export,
@@ -322,6 +466,9 @@ OPS: dict[str, Callable[[JSON], JSON]] = {
     "segments": _op_segments,
     "cards": _op_cards,
     "text": _op_text,
+    "audit": _op_audit,
+    "compare": _op_compare,
+    "lens": _op_lens,
 }
 
 

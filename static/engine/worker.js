@@ -226,18 +226,21 @@ async function drain() {
       continue;
     }
     if (call.purpose !== PURPOSE.text && call.purpose !== PURPOSE.warm) {
-      const encoding = vocabularyNeeded(call.request);
-      if (encoding !== null) {
+      let answered = false;
+      for (const encoding of vocabulariesNeeded(call.request)) {
         const failure = await loadVocabulary(encoding);
         if (queue.some((later) => later.purpose === call.purpose)) {
           post({ type: "skipped", id: call.id }); // superseded while the vocabulary loaded
-          continue;
+          answered = true;
+          break;
         }
         if (failure !== null) {
           post({ type: "result", id: call.id, response: vocabularyRefusal(call.request, encoding, failure) });
-          continue;
+          answered = true;
+          break;
         }
       }
+      if (answered) continue;
     }
     const began = performance.now();
     try {
@@ -279,23 +282,40 @@ const MODEL_ENCODING = new Map(FACTS.models.map((model) => [model.name, model.en
 const vocabulariesReady = new Set();
 
 /**
- * The encoding whose vocabulary `requestJson` needs and is not ready yet, or null.
- * The engine's own rule: token unit (or a warm-up), the encoding given, else the
- * model preset's, else the default. A request that is not JSON is the engine's to refuse.
+ * The encoding a request's own settings count in, or null: the engine's own rule,
+ * token unit (or a warm-up), the encoding given, else the model preset's.
+ * @param {Record<string, any>} request
  */
-function vocabularyNeeded(requestJson) {
+function unitEncoding(request) {
+  if (request.unit !== "token" && request.op !== "warm") return null;
+  const encoding = request.encoding;
+  if (typeof encoding === "string" && encoding !== "") return encoding;
+  return MODEL_ENCODING.get(request.model) ?? null;
+}
+
+/**
+ * The encodings whose vocabulary `requestJson` needs and that are not ready yet: its
+ * unit's; the embedding model's of the audit and compare ops (`lens_encoding`, else
+ * `lens_model`'s); and each compared side's settings. A request that is not JSON is
+ * the engine's to refuse.
+ * @param {string} requestJson
+ * @returns {string[]}
+ */
+function vocabulariesNeeded(requestJson) {
   let request;
   try {
     request = JSON.parse(requestJson);
   } catch {
-    return null;
+    return [];
   }
-  if (request === null || typeof request !== "object") return null;
-  if (request.unit !== "token" && request.op !== "warm") return null;
-  let encoding = request.encoding;
-  if (typeof encoding !== "string" || encoding === "") encoding = MODEL_ENCODING.get(request.model) ?? null;
-  if (encoding === null || !VOCABULARIES.has(encoding) || vocabulariesReady.has(encoding)) return null;
-  return encoding;
+  if (request === null || typeof request !== "object") return [];
+  const wanted = [unitEncoding(request)];
+  if (typeof request.lens_encoding === "string" && request.lens_encoding !== "") wanted.push(request.lens_encoding);
+  else wanted.push(MODEL_ENCODING.get(request.lens_model) ?? null);
+  for (const side of [request.a, request.b]) {
+    if (side && typeof side === "object" && side.settings && typeof side.settings === "object") wanted.push(unitEncoding(side.settings));
+  }
+  return [...new Set(wanted)].filter((e) => e !== null && VOCABULARIES.has(e) && !vocabulariesReady.has(e));
 }
 
 /**

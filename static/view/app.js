@@ -7,6 +7,7 @@ import { PURPOSE } from "../engine/protocol.js";
 import { measureText } from "../engine/text-limit.js";
 import { FACTS } from "../facts.js";
 import { engine } from "../start.js"; // started before this module graph loaded
+import { mountAudit } from "../tools/audit.js";
 import { mountEvidence } from "../tools/evidence.js";
 import { FieldErrors } from "../tools/forms.js";
 import { mountTools } from "../tools/tools.js";
@@ -169,6 +170,8 @@ function holdText(text) {
 let settings = readHash("");
 /** The last configuration the engine accepted, and its result. */
 let lastGood = null;
+/** The audit panel's chunks file shown in the main view instead of the settings' chunks (its ref), or null. */
+let mainChunks = null;
 let timer = 0;
 let viewSeq = 0;
 let ready = false;
@@ -197,6 +200,7 @@ function buildRequest(op) {
     max_tokens: settings.unit === "token" ? settings.max : null,
     ...splitterFields(settings),
     ...centre.requestFields(),
+    ...(mainChunks === null ? {} : { chunks_ref: mainChunks }),
   };
 }
 
@@ -242,6 +246,7 @@ async function compute() {
     centre.landed(request, response.result, { showBreaks: response.result.params.unit === "token" && settings.tb });
     tools.viewLanded(request);
     evidence.viewLanded(request);
+    audit.viewLanded();
     askChecks(request, response.result);
   } else {
     errors.show(response.error, { stale: lastGood !== null });
@@ -596,6 +601,20 @@ const evidence = mountEvidence({
   goTo: (index) => cards.goTo(index),
   // The smallest overlap that keeps every passage whole, put into the main inputs.
   apply: ({ overlap }) => applySettings({ ...settings, overlap: String(overlap), om: "units" }),
+});
+
+// ---------------------------------------------------------------- audit and compare
+
+const audit = mountAudit({
+  engine,
+  panel: $("#audit-panel"),
+  // The main view on screen: the audit reads its text, unit and price; pinning takes its settings.
+  current: () => lastGood?.request ?? null,
+  // "Show these chunks in the main view": the cards, the text view and the figures follow.
+  showInMain: (ref) => {
+    mainChunks = ref;
+    schedule(0);
+  },
 });
 
 // ---------------------------------------------------------------- start
