@@ -42,7 +42,9 @@ __all__ = [
     "MAX_FIELD_CHARS",
     "MAX_PROCESSED_UNITS",
     "MAX_QUOTE",
+    "MAX_DENSE_CHUNKS",
     "MAX_RETRIEVAL_UNITS",
+    "RETRIEVERS",
     "PRESETS",
     "PURPOSES",
     "SIZING_DEFAULTS",
@@ -74,6 +76,9 @@ MAX_EVIDENCE_LISTED: Final = 200_000
 #: The retrieval check indexes every chunk's text: past this many processed units
 #: (the sum of the chunk lengths) it is skipped, and says so.
 MAX_RETRIEVAL_UNITS: Final = 4_000_000
+#: Dense retrieval embeds every chunk of the setting: past this many chunks it is
+#: skipped, and says so (a model call is tens of milliseconds per chunk).
+MAX_DENSE_CHUNKS: Final = 20_000
 
 
 # ---------------------------------------------------------------------- the text view
@@ -265,7 +270,9 @@ BUDGET_DEFAULTS: Final = {"system": "0", "question": "0", "answer": "0"}
 
 #: Evidence check: how many chunks the retrieval check puts into the context (the
 #: page takes the budget panel's top-k when one is typed).
-EVIDENCE_DEFAULTS: Final = {"top_k": "5"}
+EVIDENCE_DEFAULTS: Final = {"top_k": "5", "retriever": "bm25"}
+#: The evidence check's retrievers: BM25, the dense all-MiniLM-L6-v2, or both.
+RETRIEVERS: Final = ("bm25", "minilm", "both")
 
 #: Worked examples the page offers. Index sizing: 500 documents of 1,200 tokens,
 #: chunk 512 with 15% overlap, top-k 5, a 128,000-token budget (1,500 vectors).
@@ -303,6 +310,7 @@ def page_facts() -> dict[str, Any]:
             "evidence_items": MAX_EVIDENCE_ITEMS,
             "evidence_listed": MAX_EVIDENCE_LISTED,
             "retrieval_units": MAX_RETRIEVAL_UNITS,
+            "dense_chunks": MAX_DENSE_CHUNKS,
         },
         "units": [asdict(unit) for unit in UNITS.values()],
         "encodings": [
@@ -322,6 +330,7 @@ def page_facts() -> dict[str, Any]:
         "text_view": {"whole": TEXT_VIEW_WHOLE, "page": TEXT_VIEW_PAGE},
         "cards_per_call": CARDS_PER_CALL,
         "purposes": list(PURPOSES),
+        "retrievers": list(RETRIEVERS),
         "background_purposes": list(BACKGROUND_PURPOSES),
         "max_field_chars": MAX_FIELD_CHARS,
         "bounds": {name: bound.to_json() for name, bound in BOUNDS.items()},

@@ -37,18 +37,26 @@ setting processes more than :data:`~pyapp.facts.MAX_RETRIEVAL_UNITS` units.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from ..errors import InputError
-from ..facts import MAX_EVIDENCE_LISTED, MAX_RETRIEVAL_UNITS, UNITS
+from ..facts import (
+    MAX_DENSE_CHUNKS,
+    MAX_EVIDENCE_LISTED,
+    MAX_RETRIEVAL_UNITS,
+    RETRIEVERS,
+    UNITS,
+)
 from .bm25 import ChunkIndex, rank_of, term_index, terms, top
 from .cache import per_text
 from .chunking import Cap, check_size, segment
 from .coverage import ItemUnits, item_units, min_overlap, touch_range, whole_range
+from .dense import cosine_scores, dense_rank_of, dense_top, text_key
 from .evidence import Evidence, EvidenceItem, LineError, parse_items, parse_jsonl, require_items
 from .params import Params, quote
+from .range_metrics import RangeMetrics, range_metrics
 from .summary import Summary, summarize
 from .units import Segmentation, strip_bom
 from .windows import iter_spans, processed_units, window_count
@@ -59,7 +67,9 @@ __all__ = [
     "MinOverlap",
     "QuestionResult",
     "Retrieval",
+    "Vectors",
     "check_evidence",
+    "dense_texts",
     "item_ranges",
     "read_evidence",
     "retrieve",
@@ -86,6 +96,8 @@ class ItemResult:
     touches: tuple[int, int]
     longer_than_size: bool
     retrieval: QuestionResult | None
+    #: The same figures for the dense retriever (``None``: not asked, or no question).
+    dense: QuestionResult | None = None
 
     @property
     def units(self) -> int:
@@ -117,6 +129,8 @@ class Retrieval:
     recall_at_k: Fraction | None = None
     context_units: Fraction | None = None
     context_repeated_units: Fraction | None = None
+    #: Chroma's range metrics over the distinct questions (:mod:`.range_metrics`).
+    range_metrics: RangeMetrics | None = None
     skipped: str | None = None
 
 
@@ -130,7 +144,10 @@ class EvidenceReport:
     #: How ``errors`` count positions: ``"line"`` (JSON Lines) or ``"item"`` (a list).
     noun: str
     min_overlap: MinOverlap
-    retrieval: Retrieval
+    #: ``"bm25"``, ``"minilm"`` or ``"both"``: which of the two below were asked for.
+    retriever: str
+    retrieval: Retrieval | None
+    dense: Retrieval | None
     #: ``listed_chunks`` when the per-item chunk lists would be over
     #: :data:`~pyapp.facts.MAX_EVIDENCE_LISTED` indices and are left out.
     capped: Cap | None
@@ -192,23 +209,89 @@ def item_ranges(
     ]
 
 
+Ranges = Sequence[tuple[tuple[int, int] | None, tuple[int, int]]]
+#: A question's ranking: its scores, the top ``k``, and the rank of a run of chunks.
+Ranking = tuple[
+    Sequence[float],
+    Callable[[Sequence[float], int], list[int]],
+    Callable[[Sequence[float], int, int], int | None],
+]
+
+
+def _ranked(
+    items: Sequence[EvidenceItem],
+    asked: Sequence[int],
+    windows: Sequence[tuple[int, int]],
+    spans: Sequence[tuple[int, int]],
+    ranges: Ranges,
+    top_k: int,
+    ranking: Callable[[int], Ranking],
+) -> tuple[Retrieval, list[QuestionResult | None]]:
+    """The figures of one retriever (``ranking(i)``: item ``i``'s question ranked):
+    ranks, ``recall_at_k`` and context per item, and the range metrics per distinct
+    question (every item carrying it is part of its evidence)."""
+    per_item: list[QuestionResult | None] = [None] * len(items)
+    recalled = context = repeated = 0
+    retrieved: dict[str, list[tuple[int, int]]] = {}
+    evidence: dict[str, list[tuple[int, int]]] = {}
+    for i in asked:
+        scores, top_of, rank_in = ranking(i)
+        whole, touches = ranges[i]
+        rank_whole = rank_in(scores, *whole) if whole is not None else None
+        best = top_of(scores, top_k)
+        chosen = sorted(best)
+        lengths = sum(windows[k][1] - windows[k][0] for k in chosen)
+        union = reach = 0
+        for k in chosen:  # windows in index order start in order: merge as we go
+            start, end = windows[k]
+            union += max(0, end - max(start, reach))
+            reach = max(reach, end)
+        per_item[i] = QuestionResult(
+            rank_whole=rank_whole,
+            rank_touching=rank_in(scores, *touches),
+            context_units=lengths,
+            context_repeated_units=lengths - union,
+        )
+        recalled += rank_whole is not None and rank_whole <= top_k
+        context += lengths
+        repeated += lengths - union
+        question = items[i].question or ""
+        retrieved.setdefault(question, [spans[k] for k in best])
+        evidence.setdefault(question, []).append((items[i].start, items[i].end))
+    n = len(asked)
+    return Retrieval(
+        questions=n,
+        recall_at_k=Fraction(recalled, n),
+        context_units=Fraction(context, n),
+        context_repeated_units=Fraction(repeated, n),
+        range_metrics=range_metrics(
+            list(evidence), list(evidence.values()), list(retrieved.values()), spans
+        ),
+    ), per_item
+
+
+def _asked(items: Sequence[EvidenceItem]) -> list[int]:
+    return [i for i, item in enumerate(items) if item.question is not None]
+
+
 def retrieve(
     text: str,
     seg: Segmentation,
     items: Sequence[EvidenceItem],
-    ranges: Sequence[tuple[tuple[int, int] | None, tuple[int, int]]],
+    ranges: Ranges,
     *,
     unit: str,
     size: int,
     overlap: int,
     top_k: int,
 ) -> tuple[Retrieval, list[QuestionResult | None]]:
-    """The retrieval check of one setting: its figures, and each item's (``None``
+    """The BM25 retrieval check of one setting: its figures, and each item's (``None``
     for an item without a question). ``ranges`` are :func:`item_ranges`'."""
-    asked = [i for i, item in enumerate(items) if item.question is not None]
-    per_item: list[QuestionResult | None] = [None] * len(items)
+    asked = _asked(items)
     if not asked:
-        return Retrieval(questions=0, skipped="no evidence item has a question"), per_item
+        return Retrieval(questions=0, skipped="no evidence item has a question"), [None] * len(
+            items
+        )
     units = seg.count
     processed = processed_units(units, size=size, overlap=overlap)
     if processed > MAX_RETRIEVAL_UNITS:
@@ -219,40 +302,101 @@ def retrieve(
                 f" {processed:,} {UNITS[unit].plural}, over its {MAX_RETRIEVAL_UNITS:,}"
                 " limit: raise the size or lower the overlap"
             ),
-        ), per_item
+        ), [None] * len(items)
     windows = list(iter_spans(units, size=size, overlap=overlap))
     spans = [seg.char_span(start, end) for start, end in windows]
     queries = {i: terms(items[i].question or "") for i in asked}
     index = ChunkIndex(term_index(text), spans, {t for q in queries.values() for t in q})
-    recalled = context = repeated = 0
-    for i in asked:
-        scores = index.scores(queries[i])
-        whole, touches = ranges[i]
-        rank_whole = rank_of(scores, *whole) if whole is not None else None
-        chosen = sorted(top(scores, top_k))
-        lengths = sum(windows[k][1] - windows[k][0] for k in chosen)
-        union = reach = 0
-        for k in chosen:  # windows in index order start in order: merge as we go
-            start, end = windows[k]
-            union += max(0, end - max(start, reach))
-            reach = max(reach, end)
-        result = QuestionResult(
-            rank_whole=rank_whole,
-            rank_touching=rank_of(scores, *touches),
-            context_units=lengths,
-            context_repeated_units=lengths - union,
+    return _ranked(
+        items,
+        asked,
+        windows,
+        spans,
+        ranges,
+        top_k,
+        lambda i: (index.scores(queries[i]), top, rank_of),
+    )
+
+
+class Vectors:
+    """Normalized embeddings by :func:`~pyapp.core.dense.text_key`, as the embedder
+    made them (natively, or in the page); compared by identity, so a report can be
+    kept per text and vectors."""
+
+    def __init__(self, vectors: Mapping[str, Sequence[float]]) -> None:
+        self.vectors = vectors
+
+    def of(self, text: str) -> Sequence[float]:
+        vector = self.vectors.get(text_key(text))
+        if vector is None:
+            raise InputError(
+                "embeddings", "an embedding the dense check needs was not given: embed again"
+            )
+        return vector
+
+
+def _dense_skip(seg: Segmentation, *, size: int, overlap: int) -> str | None:
+    chunks = window_count(seg.count, size=size, overlap=overlap)
+    if chunks > MAX_DENSE_CHUNKS:
+        return (
+            f"dense retrieval embeds every chunk, and this setting has {chunks:,} chunks,"
+            f" over its {MAX_DENSE_CHUNKS:,} limit: raise the size"
         )
-        per_item[i] = result
-        recalled += rank_whole is not None and rank_whole <= top_k
-        context += lengths
-        repeated += lengths - union
-    n = len(asked)
-    return Retrieval(
-        questions=n,
-        recall_at_k=Fraction(recalled, n),
-        context_units=Fraction(context, n),
-        context_repeated_units=Fraction(repeated, n),
-    ), per_item
+    return None
+
+
+def retrieve_dense(
+    text: str,
+    seg: Segmentation,
+    items: Sequence[EvidenceItem],
+    ranges: Ranges,
+    *,
+    size: int,
+    overlap: int,
+    top_k: int,
+    vectors: Vectors,
+) -> tuple[Retrieval, list[QuestionResult | None]]:
+    """The dense retrieval check of one setting: every chunk and question embedded
+    (``vectors``), chunks ranked by cosine similarity, equal scores by index."""
+    asked = _asked(items)
+    if not asked:
+        return Retrieval(questions=0, skipped="no evidence item has a question"), [None] * len(
+            items
+        )
+    skipped = _dense_skip(seg, size=size, overlap=overlap)
+    if skipped is not None:
+        return Retrieval(questions=len(asked), skipped=skipped), [None] * len(items)
+    windows = list(iter_spans(seg.count, size=size, overlap=overlap))
+    spans = [seg.char_span(start, end) for start, end in windows]
+    chunk_vectors = [vectors.of(text[a:b]) for a, b in spans]
+    scored: dict[str, list[float]] = {}
+
+    def ranking(i: int) -> Ranking:
+        question = items[i].question or ""
+        if question not in scored:
+            scored[question] = cosine_scores(vectors.of(question), chunk_vectors)
+        return scored[question], dense_top, dense_rank_of
+
+    return _ranked(items, asked, windows, spans, ranges, top_k, ranking)
+
+
+def dense_texts(
+    text: str, params: Params, *, jsonl: str | None = None, items: object = None
+) -> list[str]:
+    """Every text the dense check embeds for this setting, each once: the chunk texts
+    in order, then the questions. Empty when the check would be skipped."""
+    text, _ = strip_bom(text)
+    check_size(text)
+    evidence = read_evidence(text, jsonl=jsonl, items=items)
+    questions = [item.question for item in evidence.items if item.question is not None]
+    seg = segment(text, params)
+    if not questions or _dense_skip(seg, size=params.size, overlap=params.overlap):
+        return []
+    spans = (
+        seg.char_span(a, b)
+        for a, b in iter_spans(seg.count, size=params.size, overlap=params.overlap)
+    )
+    return list(dict.fromkeys([*(text[a:b] for a, b in spans), *questions]))
 
 
 def read_evidence(text: str, *, jsonl: str | None, items: object) -> Evidence:
@@ -272,19 +416,36 @@ def check_evidence(
     jsonl: str | None = None,
     items: object = None,
     top_k: int,
+    retriever: str = "bm25",
+    vectors: Vectors | None = None,
 ) -> EvidenceReport:
     """Check the evidence (JSON Lines ``jsonl`` or a list ``items``) against ``text``
     under ``params``. A leading byte-order mark is removed first (offsets count from
-    after it, as in the chunk export), and the report says so."""
+    after it, as in the chunk export), and the report says so. ``retriever`` is
+    ``"bm25"``, ``"minilm"`` or ``"both"``; the dense one reads its embeddings from
+    ``vectors`` (every text of :func:`dense_texts`)."""
+    if retriever not in RETRIEVERS:
+        raise InputError(
+            "retriever", f"unknown retriever {quote(retriever)}: use one of {', '.join(RETRIEVERS)}"
+        )
+    if retriever != "bm25" and vectors is None:
+        raise InputError("retriever", f"the {retriever} check needs the embeddings of its texts")
     text, bom_removed = strip_bom(text)
     input_bytes = check_size(text)
     evidence = read_evidence(text, jsonl=jsonl, items=items)
-    return _check(text, params, evidence, top_k, input_bytes, bom_removed)
+    return _check(text, params, evidence, top_k, input_bytes, bom_removed, retriever, vectors)
 
 
 @per_text
 def _check(
-    text: str, params: Params, evidence: Evidence, top_k: int, input_bytes: int, bom_removed: bool
+    text: str,
+    params: Params,
+    evidence: Evidence,
+    top_k: int,
+    input_bytes: int,
+    bom_removed: bool,
+    retriever: str,
+    vectors: Vectors | None,
 ) -> EvidenceReport:
     """The report, kept per text: the page's export after its view costs nothing."""
     seg = segment(text, params)
@@ -300,8 +461,20 @@ def _check(
         if listed > MAX_EVIDENCE_LISTED
         else None
     )
-    retrieval, questions = retrieve(
-        text, seg, items, ranges, unit=params.unit, size=size, overlap=overlap, top_k=top_k
+    nothing: list[QuestionResult | None] = [None] * len(items)
+    retrieval, questions = (
+        retrieve(
+            text, seg, items, ranges, unit=params.unit, size=size, overlap=overlap, top_k=top_k
+        )
+        if retriever != "minilm"
+        else (None, nothing)
+    )
+    dense, dense_questions = (
+        retrieve_dense(
+            text, seg, items, ranges, size=size, overlap=overlap, top_k=top_k, vectors=vectors
+        )
+        if vectors is not None and retriever != "bm25"
+        else (None, nothing)
     )
     results = tuple(
         ItemResult(
@@ -312,9 +485,10 @@ def _check(
             touches=touches,
             longer_than_size=b - a + 1 > size,
             retrieval=question,
+            dense=dense_question,
         )
-        for item, a, b, (whole, touches), question in zip(
-            items, mapped.first, mapped.last, ranges, questions, strict=True
+        for item, a, b, (whole, touches), question, dense_question in zip(
+            items, mapped.first, mapped.last, ranges, questions, dense_questions, strict=True
         )
     )
     return EvidenceReport(
@@ -325,7 +499,9 @@ def _check(
         errors=evidence.errors,
         noun=evidence.noun,
         min_overlap=_min_overlap(items, mapped.first, mapped.last, params, units),
+        retriever=retriever,
         retrieval=retrieval,
+        dense=dense,
         capped=capped,
         bom_removed=bom_removed,
     )
