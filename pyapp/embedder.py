@@ -27,7 +27,7 @@ from .core.dense import DIMENSION, pack, unpack
 from .errors import InputError
 from .weights import DATA_DIR, EMBEDDING_MODEL
 
-__all__ = ["DirStore", "NativeEmbedder", "model_path", "open_embedder"]
+__all__ = ["DirStore", "LazyEmbedder", "NativeEmbedder", "model_path", "open_embedder"]
 
 MISSING_EXTRA = (
     "dense retrieval (--retriever minilm or both) needs onnxruntime, which is not"
@@ -91,13 +91,18 @@ class NativeEmbedder:
         return [row.reshape(-1).tolist() for row in hidden]
 
 
-def open_embedder(path: Path | None = None, *, threads: int | None = None) -> NativeEmbedder:
-    """The embedder on the model file at ``path`` (default: :func:`model_path`)."""
+def _runtime() -> tuple[Any, Any]:
     try:
         import numpy
         import onnxruntime
     except ImportError:
         raise InputError("retriever", MISSING_EXTRA) from None
+    return numpy, onnxruntime
+
+
+def open_embedder(path: Path | None = None, *, threads: int | None = None) -> NativeEmbedder:
+    """The embedder on the model file at ``path`` (default: :func:`model_path`)."""
+    numpy, onnxruntime = _runtime()
     data = check_model(path if path is not None else model_path())
     options = onnxruntime.SessionOptions()
     options.log_severity_level = 3
@@ -107,6 +112,25 @@ def open_embedder(path: Path | None = None, *, threads: int | None = None) -> Na
         data, sess_options=options, providers=["CPUExecutionProvider"]
     )
     return NativeEmbedder(session, numpy)
+
+
+class LazyEmbedder:
+    """:func:`open_embedder` on the first batch, so a run the cache answers whole never
+    loads the model; the runtime must be installed all the same (checked at once)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        _runtime()
+        self._path = path
+        self.embedder: NativeEmbedder | None = None
+
+    @property
+    def calls(self) -> int:
+        return self.embedder.calls if self.embedder is not None else 0
+
+    def hidden_states(self, rows: list[list[int]]) -> list[Sequence[float]]:
+        if self.embedder is None:
+            self.embedder = open_embedder(self._path)
+        return self.embedder.hidden_states(rows)
 
 
 class DirStore:

