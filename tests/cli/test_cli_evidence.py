@@ -46,7 +46,7 @@ def test_the_command_prints_the_evidence_document(files: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == b""
     doc = json.loads(done.stdout)
-    assert doc["schema"] == "pyapp.evidence/1"
+    assert doc["schema"] == "pyapp.evidence/2"
     assert doc["params"] == {
         "unit": "word", "encoding": None, "size": 4, "overlap": 1, "top_k": 1,
     }  # fmt: skip
