@@ -125,7 +125,13 @@ class LazyEmbedder:
 
     @property
     def calls(self) -> int:
+        """Batches the model ran (0 when it was never opened)."""
         return self.embedder.calls if self.embedder is not None else 0
+
+    @property
+    def rows(self) -> int:
+        """Texts the model embedded."""
+        return self.embedder.rows if self.embedder is not None else 0
 
     def hidden_states(self, rows: list[list[int]]) -> list[Sequence[float]]:
         if self.embedder is None:

@@ -21,8 +21,8 @@ import argparse
 import sys
 from typing import Any
 
-from ..core.evidence_export import SCHEMA, dumps
 from ..core.dense import embed_texts
+from ..core.evidence_export import SCHEMA, dumps
 from ..core.evidence_report import Vectors, check_evidence, dense_texts
 from ..core.params import Params, parse_whole
 from ..errors import InputError
@@ -120,15 +120,30 @@ def run(args: argparse.Namespace) -> int:
 
 def embed_native(text: str, params: Params, jsonl: str, *, cache: str | None) -> Vectors:
     """Every text the dense check needs, embedded natively (from ``cache`` where it
-    holds them), with a progress line on stderr when there is work."""
+    holds them). On a terminal, progress on stderr; then one line saying how many
+    texts the model embedded and how many came from the cache."""
     from ..embedder import DirStore, LazyEmbedder
 
     texts = dense_texts(text, params, jsonl=jsonl)
     store = DirStore(cache) if cache is not None else None
     embedder = LazyEmbedder()
+    live = sys.stderr is not None and sys.stderr.isatty()
 
     def progress(done: int, total: int) -> None:
-        end = "\n" if done == total else "\r"
-        print(f"python -m pyapp evidence: embedded {done:,} of {total:,}", end=end, file=sys.stderr)
+        if live:
+            print(
+                f"\rpython -m pyapp evidence: embedding {done:,} of {total:,}",
+                end="",
+                file=sys.stderr,
+            )
 
-    return Vectors(embed_texts(texts, embedder, store, progress=progress))
+    vectors = embed_texts(texts, embedder, store, progress=progress)
+    if live and embedder.rows:
+        print(file=sys.stderr)
+    if texts:
+        print(
+            f"python -m pyapp evidence: {embedder.rows:,} of {len(texts):,} texts embedded,"
+            f" {len(texts) - embedder.rows:,} from the cache",
+            file=sys.stderr,
+        )
+    return Vectors(vectors)

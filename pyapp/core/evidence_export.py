@@ -18,8 +18,8 @@ from ..weights import EMBEDDING_MODEL
 from .bm25 import K1, B
 from .evidence import jsonl
 from .evidence_report import EvidenceReport, ItemResult, QuestionResult, Retrieval
-from .range_metrics import RangeMetrics
 from .export import cap_json
+from .range_metrics import RangeMetrics
 
 __all__ = ["SCHEMA", "document", "dumps", "evidence_jsonl", "export_filename", "item_json"]
 
