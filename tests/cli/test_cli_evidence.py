@@ -273,7 +273,10 @@ def test_without_onnxruntime_dense_retrieval_is_one_line_and_bm25_still_works(
 ) -> None:
     (tmp_path / "text.txt").write_text(DENSE_TEXT, encoding="utf-8")
     (tmp_path / "evidence.jsonl").write_text(DENSE_LINES, encoding="utf-8")
-    blocked = "import sys; sys.modules['onnxruntime'] = None; from pyapp.cli import main; sys.exit(main())"
+    blocked = (
+        "import sys; sys.modules['onnxruntime'] = None;"
+        " from pyapp.cli import main; sys.exit(main())"
+    )
     args = ["evidence", str(tmp_path / "text.txt"), "--evidence", str(tmp_path / "evidence.jsonl")]
     done = subprocess.run(
         [sys.executable, "-c", blocked, *args, "--retriever", "minilm"],
