@@ -133,10 +133,14 @@ class LazyEmbedder:
         """Texts the model embedded."""
         return self.embedder.rows if self.embedder is not None else 0
 
-    def hidden_states(self, rows: list[list[int]]) -> list[Sequence[float]]:
+    def open(self) -> NativeEmbedder:
+        """The embedder, opened now if it was not yet (the model file checked first)."""
         if self.embedder is None:
             self.embedder = open_embedder(self._path)
-        return self.embedder.hidden_states(rows)
+        return self.embedder
+
+    def hidden_states(self, rows: list[list[int]]) -> list[Sequence[float]]:
+        return self.open().hidden_states(rows)
 
 
 class DirStore:

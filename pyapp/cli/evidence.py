@@ -18,18 +18,19 @@ is not JSON Lines at all comes to).
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Any
 
-from ..core.dense import embed_texts
+from ..core.dense import embed_texts, plan
 from ..core.evidence_export import SCHEMA, dumps
 from ..core.evidence_report import Vectors, check_evidence, dense_texts
-from ..core.params import Params, parse_whole
+from ..core.params import parse_whole
 from ..errors import InputError
 from ..facts import CHUNK_DEFAULTS, EVIDENCE_DEFAULTS, MAX_EVIDENCE_ITEMS, RETRIEVERS
 from .common import add_chunking_flags, params_from_args, read_text, write_text
 
-__all__ = ["add_parser", "read_evidence_file", "run"]
+__all__ = ["add_parser", "embed_native", "read_evidence_file", "run"]
 
 
 def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -103,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
     jsonl = read_evidence_file(args.evidence)
     vectors = None
     if args.retriever != "bm25":
-        vectors = embed_native(text, params, jsonl, cache=args.cache)
+        texts = dense_texts(text, params, jsonl=jsonl)
+        vectors = embed_native(texts, cache=args.cache, command="evidence")
     report = check_evidence(
         text, params, jsonl=jsonl, top_k=top_k, retriever=args.retriever, vectors=vectors
     )
@@ -118,32 +120,31 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def embed_native(text: str, params: Params, jsonl: str, *, cache: str | None) -> Vectors:
-    """Every text the dense check needs, embedded natively (from ``cache`` where it
-    holds them). On a terminal, progress on stderr; then one line saying how many
-    texts the model embedded and how many came from the cache."""
+def embed_native(texts: list[str], *, cache: str | None, command: str) -> Vectors:
+    """``texts`` embedded natively (from ``cache`` where it holds them). One line on
+    stderr first, saying how many the model has to embed and about how long that
+    takes; on a terminal, progress meanwhile. Ctrl-C stops between two batches, and
+    what was embedded is already in the cache."""
     from ..embedder import DirStore, LazyEmbedder
 
-    texts = dense_texts(text, params, jsonl=jsonl)
     store = DirStore(cache) if cache is not None else None
     embedder = LazyEmbedder()
+    work = plan(texts, store)
+    todo, held = len(work.missing), len(work.held)
     live = sys.stderr is not None and sys.stderr.isatty()
+    if work.missing:
+        embedder.open()  # a damaged model file is refused before anything is said
+    if texts:
+        print(
+            f"python -m pyapp {command}: {todo:,} of {todo + held:,} texts to embed"
+            f" ({held:,} from the cache), about {math.ceil(work.seconds()):,} s",
+            file=sys.stderr,
+        )
 
     def progress(done: int, total: int) -> None:
         if live:
-            print(
-                f"\rpython -m pyapp evidence: embedding {done:,} of {total:,}",
-                end="",
-                file=sys.stderr,
-            )
+            end = "\n" if done == total else ""
+            line = f"\rpython -m pyapp {command}: embedded {done:,} of {total:,}"
+            print(line, end=end, file=sys.stderr, flush=True)
 
-    vectors = embed_texts(texts, embedder, store, progress=progress)
-    if live and embedder.rows:
-        print(file=sys.stderr)
-    if texts:
-        print(
-            f"python -m pyapp evidence: {embedder.rows:,} of {len(texts):,} texts embedded,"
-            f" {len(texts) - embedder.rows:,} from the cache",
-            file=sys.stderr,
-        )
-    return Vectors(vectors)
+    return Vectors(embed_texts(work, embedder, store, progress=progress))

@@ -38,9 +38,11 @@ import math
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from operator import add, mul
 from typing import Final, Protocol
 
+from ..facts import DENSE_SECONDS_PER_TOKEN
 from ..models import MODELS, truncate_to_model
 from ..weights import EMBEDDING_MODEL
 from .tokenizers import get_tokenizer, read_vocabulary
@@ -49,7 +51,9 @@ from .tokenizers.wordpiece import read_vocab
 __all__ = [
     "BATCH",
     "DIMENSION",
+    "Cancelled",
     "Embedder",
+    "Plan",
     "VectorStore",
     "batches",
     "cosine_scores",
@@ -60,6 +64,7 @@ __all__ = [
     "model_ids",
     "normalize",
     "pack",
+    "plan",
     "text_key",
     "unpack",
 ]
@@ -156,31 +161,68 @@ class VectorStore(Protocol):
     def put(self, key: str, vector: list[float]) -> None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What embedding some texts takes: the vectors a store already holds, and the ids
+    of the texts the model has to embed (by :func:`text_key`)."""
+
+    held: dict[str, list[float]]
+    missing: dict[str, list[int]]
+
+    @property
+    def tokens(self) -> int:
+        """The ids the model reads, over every missing text."""
+        return sum(map(len, self.missing.values()))
+
+    def seconds(self) -> float:
+        """About how long the model takes natively (``DENSE_SECONDS_PER_TOKEN``)."""
+        return self.tokens * DENSE_SECONDS_PER_TOKEN
+
+
+class Cancelled(Exception):
+    """The work was stopped between two batches; what was embedded is in the store."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__(f"cancelled after {done:,} of {total:,} texts")
+        self.done, self.total = done, total
+
+
+def plan(texts: Iterable[str], store: VectorStore | None = None) -> Plan:
+    """Each distinct text looked up in ``store``; the ids of those it lacks."""
+    held: dict[str, list[float]] = {}
+    missing: dict[str, list[int]] = {}
+    for text in texts:
+        key = text_key(text)
+        if key in held or key in missing:
+            continue
+        kept = store.get(key) if store is not None else None
+        if kept is not None:
+            held[key] = kept
+        else:
+            missing[key] = model_ids(text)
+    return Plan(held, missing)
+
+
 def embed_texts(
-    texts: Iterable[str],
+    texts: Iterable[str] | Plan,
     embedder: Embedder,
     store: VectorStore | None = None,
     *,
     progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> dict[str, list[float]]:
     """The normalized embedding of each text, by :func:`text_key`: from ``store`` when
     it has it, else from the model (and then kept in ``store``). ``progress(done,
     total)`` is called after each batch with the texts embedded so far out of those the
-    model has to embed; raising from it (a cancel) stops the work, and whatever was
-    embedded before is already in ``store``."""
-    vectors: dict[str, list[float]] = {}
-    missing: dict[str, list[int]] = {}
-    for text in texts:
-        key = text_key(text)
-        if key in vectors or key in missing:
-            continue
-        kept = store.get(key) if store is not None else None
-        if kept is not None:
-            vectors[key] = kept
-        else:
-            missing[key] = model_ids(text)
+    model has to embed. When ``cancelled()`` is true before a batch, :class:`Cancelled`
+    is raised; whatever was embedded before is already in ``store``."""
+    work = texts if isinstance(texts, Plan) else plan(texts, store)
+    vectors = dict(work.held)
+    missing = work.missing
     total, done = len(missing), 0
     for batch in batches(missing):
+        if cancelled is not None and cancelled():
+            raise Cancelled(done, total)
         rows = [missing[key] for key in batch]
         for key, row, hidden in zip(batch, rows, embedder.hidden_states(rows), strict=True):
             vector = normalize(mean_pool(hidden, [1] * len(row)))

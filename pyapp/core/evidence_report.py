@@ -69,6 +69,7 @@ __all__ = [
     "Retrieval",
     "Vectors",
     "check_evidence",
+    "dense_chunk_texts",
     "dense_texts",
     "item_ranges",
     "read_evidence",
@@ -389,14 +390,19 @@ def dense_texts(
     check_size(text)
     evidence = read_evidence(text, jsonl=jsonl, items=items)
     questions = [item.question for item in evidence.items if item.question is not None]
-    seg = segment(text, params)
-    if not questions or _dense_skip(seg, size=params.size, overlap=params.overlap):
+    if not questions:
         return []
-    spans = (
-        seg.char_span(a, b)
-        for a, b in iter_spans(seg.count, size=params.size, overlap=params.overlap)
-    )
-    return list(dict.fromkeys([*(text[a:b] for a, b in spans), *questions]))
+    return list(dict.fromkeys([*dense_chunk_texts(text, params), *questions]))
+
+
+def dense_chunk_texts(text: str, params: Params) -> list[str]:
+    """The chunk texts the dense check embeds at ``params`` (``text`` without a BOM);
+    none when the setting is over the dense check's limit."""
+    seg = segment(text, params)
+    if _dense_skip(seg, size=params.size, overlap=params.overlap):
+        return []
+    spans = iter_spans(seg.count, size=params.size, overlap=params.overlap)
+    return [text[slice(*seg.char_span(a, b))] for a, b in spans]
 
 
 def read_evidence(text: str, *, jsonl: str | None, items: object) -> Evidence:

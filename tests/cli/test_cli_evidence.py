@@ -237,7 +237,7 @@ def test_a_second_dense_run_embeds_nothing_and_an_edit_only_the_changed_chunk(
     assert first.returncode == 0, first.stderr
     # 33 words at size 8, overlap 2: 6 chunks, and 2 questions.
     assert first.stderr.decode().splitlines() == [
-        "python -m pyapp evidence: 8 of 8 texts embedded, 0 from the cache"
+        "python -m pyapp evidence: 8 of 8 texts to embed (0 from the cache), about 1 s"
     ]
     doc = json.loads(first.stdout)
     assert doc["schema"] == "pyapp.evidence/2" and doc["retriever"] == "both"
@@ -256,14 +256,14 @@ def test_a_second_dense_run_embeds_nothing_and_an_edit_only_the_changed_chunk(
     )
     second = dense_run(tmp_path, "--retriever", "both", "--cache", cache)
     assert second.stderr.decode().splitlines() == [
-        "python -m pyapp evidence: 0 of 8 texts embedded, 8 from the cache"
+        "python -m pyapp evidence: 0 of 8 texts to embed (8 from the cache), about 0 s"
     ]
     assert second.stdout == first.stdout
     # One word of the last chunk changed ("fleet." -> "fleets."): that chunk alone.
     (tmp_path / "text.txt").write_text(DENSE_TEXT.replace("fleet.", "fleets."), encoding="utf-8")
     third = dense_run(tmp_path, "--retriever", "minilm", "--cache", cache)
     assert third.stderr.decode().splitlines() == [
-        "python -m pyapp evidence: 1 of 8 texts embedded, 7 from the cache"
+        "python -m pyapp evidence: 1 of 8 texts to embed (7 from the cache), about 1 s"
     ]
     assert json.loads(third.stdout)["retrieval"] is None
 
@@ -308,3 +308,22 @@ def test_a_damaged_model_file_is_one_line_naming_its_sha256(
     assert status == 2 and out == ""
     (line,) = err.splitlines()
     assert "sha256" in line and "not the pinned 8199be6f" in line
+
+
+def test_the_sweep_adds_dense_columns_says_its_work_first_and_reuses_the_cache(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "text.txt").write_text(DENSE_TEXT, encoding="utf-8")
+    (tmp_path / "evidence.jsonl").write_text(DENSE_LINES, encoding="utf-8")
+    args = ["sweep", str(tmp_path / "text.txt"), "--size", "8", "--overlap", "2"]
+    evidence = ["--evidence", str(tmp_path / "evidence.jsonl"), "--cache", str(tmp_path / "c")]
+    line = one_line_refusal(pyapp(*args, "--retriever", "minilm"))
+    assert "--retriever minilm|both needs --evidence" in line
+    first = pyapp(*args, *evidence, "--retriever", "minilm")
+    assert first.returncode == 0, first.stderr
+    (said,) = first.stderr.decode().splitlines()
+    assert said.startswith("python -m pyapp sweep: ") and "(0 from the cache), about" in said
+    rows = json.loads(first.stdout)["rows"]
+    assert all({"dense_recall_at_k", "dense_iou"} <= set(row) for row in rows)
+    again = pyapp(*args, *evidence, "--retriever", "both")
+    assert b" 0 of " in again.stderr and again.stdout == first.stdout
