@@ -186,8 +186,9 @@ PURPOSES: Final = (
     "text",
     "warm",
     "checks",
+    "dense",
 )
-BACKGROUND_PURPOSES: Final = ("sweep", "warm", "checks")
+BACKGROUND_PURPOSES: Final = ("sweep", "warm", "checks", "dense")
 
 
 # ---------------------------------------------------------------------- field bounds

@@ -199,3 +199,67 @@ def test_a_damaged_model_file_is_refused_by_its_sha256(tmp_path: Path) -> None:
     assert caught.value.field == "model"
     with pytest.raises(InputError, match="missing"):
         open_embedder(tmp_path / "absent.onnx")
+
+
+def test_the_pages_door_plans_pools_and_reports_what_the_cli_prints(
+    embedder: NativeEmbedder,
+) -> None:
+    """The page's way (plan, the model on the ids, pool, evidence with the vectors)
+    gives the document the CLI prints for the same embeddings, byte for byte."""
+    import base64
+    import json
+
+    from pyapp.core.evidence_export import dumps
+    from pyapp.core.evidence_report import Vectors, check_evidence, dense_texts
+    from pyapp.core.params import parse_params
+    from pyapp.web.api import handle
+
+    text = "Ships brought tea. A fire burned the customs house. Ferries use the harbour now."
+    lines = json.dumps({"id": "f", "quote": "A fire burned", "question": "What burned?"})
+    setting = {"text": text, "unit": "word", "size": 5, "overlap": 1, "evidence_jsonl": lines}
+
+    def call(request: dict[str, Any]) -> dict[str, Any]:
+        answer = json.loads(handle(json.dumps(request)))
+        assert answer["ok"], answer
+        result: dict[str, Any] = answer["result"]
+        return result
+
+    keys = call({"op": "dense_plan", **setting})["keys"]
+    texts = dense_texts(text, parse_params(unit="word", size=5, overlap=1), jsonl=lines)
+    assert keys == [text_key(t) for t in texts]
+    work = call({"op": "dense_plan", **setting, "held": keys[:2]})
+    planned = [entry["key"] for batch in work["batches"] for entry in batch]
+    assert sorted(planned) == sorted(keys[2:])
+    vectors: dict[str, str] = {}
+    for batch in work["batches"]:
+        rows = [entry["ids"] for entry in batch]
+        hidden = np.asarray(embedder.hidden_states(rows), dtype="<f4")
+        pooled = call({
+            "op": "dense_pool", "rows": len(rows), "length": len(rows[0]),
+            "hidden": base64.b64encode(hidden.tobytes()).decode(),
+        })  # fmt: skip
+        vectors.update(zip([e["key"] for e in batch], pooled["vectors"], strict=True))
+    native = embed_texts(texts, embedder)
+    for key in planned:
+        assert unpack(base64.b64decode(vectors[key])) == native[key]
+    for key in keys[:2]:  # what the page's cache holds
+        vectors[key] = base64.b64encode(pack(native[key])).decode()
+    page = call({"op": "evidence", **setting, "top_k": 2, "retriever": "both",
+                 "vectors": vectors, "export": True})  # fmt: skip
+    cli = check_evidence(
+        text, parse_params(unit="word", size=5, overlap=1), jsonl=lines, top_k=2,
+        retriever="both", vectors=Vectors(native),
+    )  # fmt: skip
+    assert page["json"] == dumps(cli)
+
+
+def test_the_pool_op_refuses_hidden_states_of_the_wrong_size() -> None:
+    import json
+
+    from pyapp.web.api import handle
+
+    answer = json.loads(
+        handle(json.dumps({"op": "dense_pool", "rows": 1, "length": 2, "hidden": "AAAA"}))
+    )
+    assert not answer["ok"] and answer["error"]["field"] == "hidden"
+    assert "not 1 x 2 x 384 float32" in answer["error"]["message"]
