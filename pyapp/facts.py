@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from .models import MODELS, NO_OFFLINE_TOKENIZER
 from .vocabularies import BUNDLED_RANKS, VOCABULARIES
+from .weights import EMBEDDING_MODEL
 
 __all__ = [
     "BACKGROUND_PURPOSES",
@@ -336,6 +337,7 @@ def page_facts() -> dict[str, Any]:
         "cards_per_call": CARDS_PER_CALL,
         "purposes": list(PURPOSES),
         "retrievers": list(RETRIEVERS),
+        "embedding_model": EMBEDDING_MODEL.to_json(),
         "background_purposes": list(BACKGROUND_PURPOSES),
         "max_field_chars": MAX_FIELD_CHARS,
         "bounds": {name: bound.to_json() for name, bound in BOUNDS.items()},

