@@ -25,7 +25,8 @@ TEXT = (
     "Today the harbour serves ferries and a small fishing fleet."
 )
 LINES = [
-    {"id": "fire", "quote": "A fire burned the customs house", "question": "What happened to the customs house?"},
+    {"id": "fire", "quote": "A fire burned the customs house",
+     "question": "What happened to the customs house?"},
     {"id": "now", "quote": "serves ferries", "question": "What uses the harbour now?"},
 ]  # fmt: skip
 MODEL_LOAD_MS = 120_000  # first use: ONNX Runtime Web and the model, on a shared machine
