@@ -51,15 +51,16 @@ from ..facts import (
 )
 from .bm25 import ChunkIndex, rank_of, term_index, terms, top
 from .cache import per_text
-from .chunking import Cap, check_size, segment
+from .chunking import Cap, check_size
+from .chunkings import Chunking, chunking_of, segment
 from .coverage import ItemUnits, item_units, min_overlap, touch_range, whole_range
 from .dense import cosine_scores, dense_rank_of, dense_top, text_key
 from .evidence import Evidence, EvidenceItem, LineError, parse_items, parse_jsonl, require_items
 from .params import Params, quote
 from .range_metrics import RangeMetrics, range_metrics
 from .summary import Summary, summarize
-from .units import Segmentation, strip_bom
-from .windows import iter_spans, processed_units, window_count
+from .units import strip_bom
+from .windows import processed_units, window_count
 
 __all__ = [
     "EvidenceReport",
@@ -222,8 +223,7 @@ Ranking = tuple[
 def _ranked(
     items: Sequence[EvidenceItem],
     asked: Sequence[int],
-    windows: Sequence[tuple[int, int]],
-    spans: Sequence[tuple[int, int]],
+    chunking: Chunking,
     ranges: Ranges,
     top_k: int,
     ranking: Callable[[int], Ranking],
@@ -231,6 +231,9 @@ def _ranked(
     """The figures of one retriever (``ranking(i)``: item ``i``'s question ranked):
     ranks, ``recall_at_k`` and context per item, and the range metrics per distinct
     question (every item carrying it is part of its evidence)."""
+    windows = list(zip(chunking.unit_starts, chunking.unit_ends, strict=True))
+    lengths_of = chunking.lengths
+    spans = chunking.spans()
     per_item: list[QuestionResult | None] = [None] * len(items)
     recalled = context = repeated = 0
     retrieved: dict[str, list[tuple[int, int]]] = {}
@@ -241,7 +244,7 @@ def _ranked(
         rank_whole = rank_in(scores, *whole) if whole is not None else None
         best = top_of(scores, top_k)
         chosen = sorted(best)
-        lengths = sum(windows[k][1] - windows[k][0] for k in chosen)
+        lengths = sum(lengths_of[k] for k in chosen)
         union = reach = 0
         for k in chosen:  # windows in index order start in order: merge as we go
             start, end = windows[k]
@@ -277,24 +280,21 @@ def _asked(items: Sequence[EvidenceItem]) -> list[int]:
 
 def retrieve(
     text: str,
-    seg: Segmentation,
+    chunking: Chunking,
     items: Sequence[EvidenceItem],
     ranges: Ranges,
     *,
     unit: str,
-    size: int,
-    overlap: int,
     top_k: int,
 ) -> tuple[Retrieval, list[QuestionResult | None]]:
-    """The BM25 retrieval check of one setting: its figures, and each item's (``None``
-    for an item without a question). ``ranges`` are :func:`item_ranges`'."""
+    """The BM25 retrieval check of one chunking: its figures, and each item's
+    (``None`` for an item without a question). ``ranges`` are :func:`item_ranges`'. The
+    chunks are indexed from their intervals alone; their lengths are the chunking's."""
     asked = _asked(items)
+    per_item: list[QuestionResult | None] = [None] * len(items)
     if not asked:
-        return Retrieval(questions=0, skipped="no evidence item has a question"), [None] * len(
-            items
-        )
-    units = seg.count
-    processed = processed_units(units, size=size, overlap=overlap)
+        return Retrieval(questions=0, skipped="no evidence item has a question"), per_item
+    processed = chunking.processed
     if processed > MAX_RETRIEVAL_UNITS:
         return Retrieval(
             questions=len(asked),
@@ -303,19 +303,12 @@ def retrieve(
                 f" {processed:,} {UNITS[unit].plural}, over its {MAX_RETRIEVAL_UNITS:,}"
                 " limit: raise the size or lower the overlap"
             ),
-        ), [None] * len(items)
-    windows = list(iter_spans(units, size=size, overlap=overlap))
-    spans = [seg.char_span(start, end) for start, end in windows]
+        ), per_item
+    spans = chunking.spans()
     queries = {i: terms(items[i].question or "") for i in asked}
     index = ChunkIndex(term_index(text), spans, {t for q in queries.values() for t in q})
     return _ranked(
-        items,
-        asked,
-        windows,
-        spans,
-        ranges,
-        top_k,
-        lambda i: (index.scores(queries[i]), top, rank_of),
+        items, asked, chunking, ranges, top_k, lambda i: (index.scores(queries[i]), top, rank_of)
     )
 
 
@@ -336,8 +329,8 @@ class Vectors:
         return vector
 
 
-def _dense_skip(seg: Segmentation, *, size: int, overlap: int) -> str | None:
-    chunks = window_count(seg.count, size=size, overlap=overlap)
+def _dense_skip(chunking: Chunking) -> str | None:
+    chunks = chunking.count
     if chunks > MAX_DENSE_CHUNKS:
         return (
             f"dense retrieval embeds every chunk, and this setting has {chunks:,} chunks,"
@@ -348,28 +341,23 @@ def _dense_skip(seg: Segmentation, *, size: int, overlap: int) -> str | None:
 
 def retrieve_dense(
     text: str,
-    seg: Segmentation,
+    chunking: Chunking,
     items: Sequence[EvidenceItem],
     ranges: Ranges,
     *,
-    size: int,
-    overlap: int,
     top_k: int,
     vectors: Vectors,
 ) -> tuple[Retrieval, list[QuestionResult | None]]:
-    """The dense retrieval check of one setting: every chunk and question embedded
+    """The dense retrieval check of one chunking: every chunk and question embedded
     (``vectors``), chunks ranked by cosine similarity, equal scores by index."""
     asked = _asked(items)
+    per_item: list[QuestionResult | None] = [None] * len(items)
     if not asked:
-        return Retrieval(questions=0, skipped="no evidence item has a question"), [None] * len(
-            items
-        )
-    skipped = _dense_skip(seg, size=size, overlap=overlap)
+        return Retrieval(questions=0, skipped="no evidence item has a question"), per_item
+    skipped = _dense_skip(chunking)
     if skipped is not None:
-        return Retrieval(questions=len(asked), skipped=skipped), [None] * len(items)
-    windows = list(iter_spans(seg.count, size=size, overlap=overlap))
-    spans = [seg.char_span(start, end) for start, end in windows]
-    chunk_vectors = [vectors.of(text[a:b]) for a, b in spans]
+        return Retrieval(questions=len(asked), skipped=skipped), per_item
+    chunk_vectors = [vectors.of(text[a:b]) for a, b in chunking.spans()]
     scored: dict[str, list[float]] = {}
 
     def ranking(i: int) -> Ranking:
@@ -378,7 +366,7 @@ def retrieve_dense(
             scored[question] = cosine_scores(vectors.of(question), chunk_vectors)
         return scored[question], dense_top, dense_rank_of
 
-    return _ranked(items, asked, windows, spans, ranges, top_k, ranking)
+    return _ranked(items, asked, chunking, ranges, top_k, ranking)
 
 
 def dense_texts(
@@ -398,11 +386,10 @@ def dense_texts(
 def dense_chunk_texts(text: str, params: Params) -> list[str]:
     """The chunk texts the dense check embeds at ``params`` (``text`` without a BOM);
     none when the setting is over the dense check's limit."""
-    seg = segment(text, params)
-    if _dense_skip(seg, size=params.size, overlap=params.overlap):
+    chunking = chunking_of(text, params)
+    if _dense_skip(chunking):
         return []
-    spans = iter_spans(seg.count, size=params.size, overlap=params.overlap)
-    return [text[slice(*seg.char_span(a, b))] for a, b in spans]
+    return [text[a:b] for a, b in chunking.spans()]
 
 
 def read_evidence(text: str, *, jsonl: str | None, items: object) -> Evidence:
@@ -468,17 +455,14 @@ def _check(
         else None
     )
     nothing: list[QuestionResult | None] = [None] * len(items)
+    chunking = chunking_of(text, params)
     retrieval, questions = (
-        retrieve(
-            text, seg, items, ranges, unit=params.unit, size=size, overlap=overlap, top_k=top_k
-        )
+        retrieve(text, chunking, items, ranges, unit=params.unit, top_k=top_k)
         if retriever != "minilm"
         else (None, nothing)
     )
     dense, dense_questions = (
-        retrieve_dense(
-            text, seg, items, ranges, size=size, overlap=overlap, top_k=top_k, vectors=vectors
-        )
+        retrieve_dense(text, chunking, items, ranges, top_k=top_k, vectors=vectors)
         if vectors is not None and retriever != "bm25"
         else (None, nothing)
     )
