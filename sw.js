@@ -17,7 +17,8 @@
 //             modules, the worker, the runtime, the wheels) come from one build. Only
 //             what is not part of the build goes to the network.
 //
-// Files in BUILD.lazy (the vocabulary wheels, megabytes a person may never choose)
+// Files in BUILD.lazy (the vocabulary wheels, ONNX Runtime Web in ort/ and the
+// embedding model in models/: megabytes a person may never choose)
 // are not precached: each is fetched when first asked for, checked against its
 // sha256 like the rest, and kept in this build's cache.
 //

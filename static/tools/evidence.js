@@ -282,6 +282,7 @@ export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, a
       ui.denseStatus.dataset.embedded = String(out.embedded);
       ui.denseStatus.dataset.cached = String(out.cached);
       ui.denseStatus.dataset.calls = String(dense.calls);
+      ui.denseStatus.dataset.loadMs = dense.loadMs === null ? "" : String(Math.round(dense.loadMs));
       ui.denseStatus.textContent =
         `${fmt.integer(out.embedded + out.cached)} texts (chunks and questions): ${fmt.integer(out.embedded)} embedded now, ` +
         `${fmt.integer(out.cached)} from this browser's cache.` + (dense.loadMs !== null ? ` Loading the model took ${fmt.integer(Math.round(dense.loadMs))} ms.` : "");
