@@ -44,6 +44,7 @@ __all__ = [
     "MAX_PROCESSED_UNITS",
     "MAX_QUOTE",
     "MAX_DENSE_CHUNKS",
+    "DENSE_PAGE_SECONDS_PER_TOKEN",
     "DENSE_SECONDS_PER_TOKEN",
     "MAX_RETRIEVAL_UNITS",
     "RETRIEVERS",
@@ -82,8 +83,12 @@ MAX_RETRIEVAL_UNITS: Final = 4_000_000
 #: skipped, and says so (a model call is tens of milliseconds per chunk).
 MAX_DENSE_CHUNKS: Final = 20_000
 #: About how long the model takes per id natively, for the estimate said before a long
-#: run: 256 ids in about 90 ms on one loaded core of the development machine.
-DENSE_SECONDS_PER_TOKEN: Final = 0.00035
+#: run: ``bench/bench_dense.py`` on the shared 2-core development machine embedded 4.7
+#: texts of about 256 ids a second (0.2 s each, on one loaded core).
+DENSE_SECONDS_PER_TOKEN: Final = 0.0008
+#: The same in the page (ONNX Runtime Web, WebAssembly, one thread), measured in the
+#: same run: 0.8 texts a second.
+DENSE_PAGE_SECONDS_PER_TOKEN: Final = 0.005
 
 
 # ---------------------------------------------------------------------- the text view

@@ -50,7 +50,13 @@ from ..core.params import Params, parse_encoding, parse_params, parse_unit, pars
 from ..core.tokenizers import get_tokenizer, warm
 from ..core.units import utf8_length
 from ..errors import EngineError, InputError
-from ..facts import EVIDENCE_DEFAULTS, MAX_BYTES, RETRIEVERS, TEXTS_HELD
+from ..facts import (
+    DENSE_PAGE_SECONDS_PER_TOKEN,
+    EVIDENCE_DEFAULTS,
+    MAX_BYTES,
+    RETRIEVERS,
+    TEXTS_HELD,
+)
 from ..planning.budget import check_budget
 from ..planning.sizing import size_index
 from ..planning.sweep import sweep_dense_texts, sweep_text
@@ -260,7 +266,8 @@ def _op_dense_plan(request: JSON) -> JSON:
     """What the dense check of a setting (``scope: "evidence"``, the default) or of the
     sweep's settings (``"sweep"``) embeds: every text's ``keys``; with ``held`` (the
     keys the page's cache has), the model's input for the others, in ``batches`` of
-    ``{"key", "ids"}`` (one length per batch), and the ``tokens`` they hold."""
+    ``{"key", "ids"}`` (one length per batch), the ``tokens`` they hold, how many
+    ``texts`` that is, and about how long the page's model takes (``page_seconds``)."""
     texts = _dense_texts(request)
     keys = list(dict.fromkeys(map(text_key, texts)))
     out: JSON = {"model": EMBEDDING_MODEL.to_json(), "keys": keys}
@@ -275,6 +282,8 @@ def _op_dense_plan(request: JSON) -> JSON:
         [{"key": k, "ids": work.missing[k]} for k in b] for b in batches(work.missing)
     ]
     out["tokens"] = work.tokens
+    out["texts"] = len(work.missing)
+    out["page_seconds"] = work.tokens * DENSE_PAGE_SECONDS_PER_TOKEN
     return out
 
 

@@ -32,6 +32,19 @@ const STORE = "vectors";
 
 export class Cancelled extends Error {}
 
+/** @type {DenseRetriever | null} */
+let shared = null;
+
+/**
+ * The page's one retriever (one model worker, one cache), shared by the evidence
+ * panel and the sweep.
+ * @param {{call: (purpose: string, request: object) => Promise<any>}} engine
+ */
+export function denseRetriever(engine) {
+  shared ??= new DenseRetriever({ engine });
+  return shared;
+}
+
 /** @returns {Promise<IDBDatabase>} */
 function openDb() {
   return new Promise((resolve, reject) => {
@@ -91,6 +104,20 @@ export class DenseRetriever {
       }
     }
     return this.offlineReady(model);
+  }
+
+  /**
+   * What `vectorsFor(request)` would do, without doing it: how many texts, how many
+   * of them this browser's cache holds, and about how long the model would take.
+   * @returns {Promise<{texts: number, cached: number, embed: number, seconds: number}>}
+   */
+  async preview(/** @type {object} */ request) {
+    const { model, keys } = await this._call({ ...request, op: "dense_plan" });
+    const held = await this._get(model.sha256, keys);
+    if (held.size === keys.length) return { texts: keys.length, cached: held.size, embed: 0, seconds: 0 };
+    await this._call({ op: "warm", encoding: model.encoding });
+    const work = await this._call({ ...request, op: "dense_plan", held: [...held.keys()] });
+    return { texts: keys.length, cached: held.size, embed: work.texts, seconds: work.page_seconds };
   }
 
   /**

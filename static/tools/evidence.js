@@ -21,7 +21,7 @@ import { el } from "../view/dom.js";
 import { CardMarks, selectedInterval, TextViewMarks } from "../view/evidence-marks.js";
 import * as fmt from "../view/format.js";
 import { utf16Indexer } from "../view/text-offsets.js";
-import { Cancelled, DenseRetriever } from "./dense.js";
+import { Cancelled, denseRetriever } from "./dense.js";
 import { bodyOf, codePointsIn, EVIDENCE_EVENT, EvidenceList, idKey } from "./evidence-store.js";
 
 const MAX_ITEMS = FACTS.caps.evidence_items;
@@ -138,7 +138,7 @@ export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, a
     rangeRows: panel.querySelector("[data-range-rows]"),
     denseStatus: $("dense-status"),
   };
-  const dense = new DenseRetriever({ engine });
+  const dense = denseRetriever(engine);
 
   const list = new EvidenceList({ onProblem: (message) => (ui.kept.textContent = message) });
   const cards = new CardMarks(chunkList);

@@ -124,3 +124,49 @@ def test_minilm_loads_on_first_use_matches_the_cli_and_the_cache_answers_after_a
     expect(app.get_by_test_id("dense-recall")).to_have_attribute(
         "data-value", str(dense["recall_at_k"])
     )
+
+
+def test_the_sweep_says_its_work_first_can_be_cancelled_and_adds_the_clis_dense_columns(
+    app: Any, tmp_path: Path
+) -> None:
+    load_passages(app, tmp_path)
+    fold = app.get_by_test_id("sweep-fold")
+    if fold.get_attribute("open") is None:
+        fold.locator("> summary").click()
+    box = app.get_by_test_id("sweep-dense")
+    expect(box).to_be_visible(timeout=WAIT_MS)
+    app.get_by_test_id("sweep-dense-plan").click()
+    note = app.get_by_test_id("sweep-dense-note")
+    expect(note).to_contain_text("texts (every setting's chunks and the questions) to embed")
+    expect(note).to_contain_text("about")
+    planned = int(box.get_attribute("data-embed"))
+    assert planned > 8  # more settings than one: more chunks than the evidence check's
+    # Cancelled while the model loads: nothing is embedded, and it says so.
+    app.get_by_test_id("sweep-dense-run").click()
+    app.get_by_test_id("sweep-dense-cancel").click()
+    expect(box).to_have_attribute("data-stage", "cancelled", timeout=MODEL_LOAD_MS)
+    expect(note).to_contain_text("Cancelled")
+    # Asked again: it runs to the end, and the rows carry the command line's figures.
+    app.get_by_test_id("sweep-dense-plan").click()
+    app.get_by_test_id("sweep-dense-run").click()
+    expect(box).to_have_attribute("data-embedded", str(planned), timeout=MODEL_LOAD_MS)
+    cells = app.locator('[data-testid="sweep-table"] td[data-key="dense_recall_at_k"]')
+    expect(cells.first).to_be_attached(timeout=WAIT_MS)
+    shown = cells.evaluate_all("els => els.map((e) => Number(e.dataset.value))")
+    text = tmp_path / "text.txt"
+    evidence = tmp_path / "cli.jsonl"
+    evidence.write_text("\n".join(json.dumps(line) for line in LINES), encoding="utf-8")
+    text.write_text(TEXT, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pyapp", "sweep", str(text), "--evidence", str(evidence),
+         "--unit", "word", "--size", "8", "--overlap", "2", "--top-k", "2",
+         "--retriever", "minilm"],
+        capture_output=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr.decode()
+    rows = json.loads(done.stdout)["rows"]
+    assert shown == [row["dense_recall_at_k"] for row in rows]
+    ious = app.locator('[data-testid="sweep-table"] td[data-key="dense_iou"]').evaluate_all(
+        "els => els.map((e) => Number(e.dataset.value))"
+    )
+    assert ious == [row["dense_iou"] for row in rows]
