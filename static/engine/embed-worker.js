@@ -25,9 +25,10 @@
 //   total: number}
 //   | {type: "loaded", ms: number}
 //   | {type: "failed", stage: string, message: string}
-//   | {type: "hidden", id: number, rows: number, length: number, hidden: string, ms: number}
+//   | {type: "hidden", id: number, rows: number, length: number, bytes: ArrayBuffer, ms: number}
 //   | {type: "error", id: number, message: string}} EmbedMessage
-//   `hidden`: base64 of rows x length x 384 little-endian float32.
+//   `bytes` (transferred): rows x length x 384 little-endian float32; the page hands
+//   them on to the engine's worker, which encodes them, so the page never copies them.
 
 /** @type {any} the ONNX Runtime Web module */
 let ort = null;
@@ -77,15 +78,6 @@ function hex(/** @type {ArrayBuffer} */ buffer) {
   return Array.from(new Uint8Array(buffer), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-/** Base64 of `bytes` (the built-in where the browser has it). */
-function base64(/** @type {Uint8Array} */ bytes) {
-  const native = /** @type {any} */ (bytes).toBase64;
-  if (typeof native === "function") return native.call(bytes);
-  let out = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(out);
-}
-
 /** @param {Extract<EmbedRequest, {type: "load"}>} request */
 async function load(request) {
   const began = performance.now();
@@ -127,8 +119,8 @@ async function run({ id, rows }) {
     };
     const output = await session.run(feeds, ["last_hidden_state"]);
     const hidden = /** @type {Float32Array} */ (output.last_hidden_state.data);
-    const bytes = new Uint8Array(hidden.buffer, hidden.byteOffset, hidden.byteLength);
-    post({ type: "hidden", id, rows: rows.length, length, hidden: base64(bytes), ms: performance.now() - began });
+    const bytes = hidden.slice().buffer; // its own buffer, handed over (not copied) to the page
+    post({ type: "hidden", id, rows: rows.length, length, bytes, ms: performance.now() - began }, [bytes]);
     for (const tensor of Object.values(output)) tensor.dispose?.();
   } catch (err) {
     post({ type: "error", id, message: messageOf(err) });

@@ -38,7 +38,7 @@ let shared = null;
 /**
  * The page's one retriever (one model worker, one cache), shared by the evidence
  * panel and the sweep.
- * @param {{call: (purpose: string, request: object) => Promise<any>}} engine
+ * @param {{call: (purpose: string, request: object, attachment?: any) => Promise<any>}} engine
  */
 export function denseRetriever(engine) {
   shared ??= new DenseRetriever({ engine });
@@ -56,7 +56,7 @@ function openDb() {
 }
 
 export class DenseRetriever {
-  /** @param {{engine: {call: (purpose: string, request: object) => Promise<any>}}} options */
+  /** @param {{engine: {call: (purpose: string, request: object, attachment?: any) => Promise<any>}}} options */
   constructor({ engine }) {
     this._engine = engine;
     /** @type {Worker | null} */
@@ -151,7 +151,7 @@ export class DenseRetriever {
         if (cancelled()) throw new Cancelled();
         const rows = batch.map((/** @type {{ids: number[]}} */ entry) => entry.ids);
         const out = await this._run(rows);
-        const pooled = await this._call({ op: "dense_pool", rows: out.rows, length: out.length, hidden: out.hidden });
+        const pooled = await this._call({ op: "dense_pool", rows: out.rows, length: out.length }, { field: "hidden", bytes: out.bytes });
         const entries = batch.map((/** @type {{key: string}} */ entry, /** @type {number} */ i) => [entry.key, pooled.vectors[i]]);
         await this._put(model.sha256, entries);
         for (const [key, vector] of entries) vectors[key] = vector;
@@ -163,9 +163,13 @@ export class DenseRetriever {
     return { vectors, model, embedded: state.embedded, cached: state.cached };
   }
 
-  /** One engine call of purpose "dense"; an engine refusal becomes an Error. */
-  async _call(/** @type {object} */ request) {
-    const response = await this._engine.call(PURPOSE.dense, request);
+  /**
+   * One engine call of purpose "dense"; an engine refusal becomes an Error.
+   * @param {object} request
+   * @param {{field: string, bytes: ArrayBuffer} | null} [attachment]
+   */
+  async _call(request, attachment = null) {
+    const response = await this._engine.call(PURPOSE.dense, request, attachment);
     if (response === null) throw new Cancelled();
     if (!response.ok) throw new Error(response.error.message);
     return response.result;
@@ -225,7 +229,7 @@ export class DenseRetriever {
     }
   }
 
-  /** @returns {Promise<{rows: number, length: number, hidden: string}>} */
+  /** @returns {Promise<{rows: number, length: number, bytes: ArrayBuffer}>} */
   _run(/** @type {number[][]} */ rows) {
     const id = this._nextId++;
     this.calls += 1;
