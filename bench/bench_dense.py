@@ -89,7 +89,11 @@ def page_rows(text: str, lines: str) -> dict[str, Any]:
 
     import build
 
-    handler = functools.partial(build.SiteHandler, directory=str(build.DIST))
+    class Quiet(build.SiteHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            pass
+
+    handler = functools.partial(Quiet, directory=str(build.DIST))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
