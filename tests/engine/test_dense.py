@@ -268,3 +268,11 @@ def test_the_pool_op_refuses_hidden_states_of_the_wrong_size() -> None:
     )
     assert not answer["ok"] and answer["error"]["field"] == "hidden"
     assert "not 1 x 2 x 384 float32" in answer["error"]["message"]
+
+
+def test_a_cache_that_cannot_be_a_folder_is_refused_with_its_name(tmp_path: Path) -> None:
+    taken = tmp_path / "a-file"
+    taken.write_text("not a folder")
+    with pytest.raises(InputError, match="cannot use .*a-file as the cache") as caught:
+        DirStore(taken)
+    assert caught.value.field == "cache"
