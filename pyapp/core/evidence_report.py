@@ -3,9 +3,12 @@ smallest overlap that keeps all of them whole and its cost, and the retrieval ch
 
 :func:`check_evidence` reads the evidence (:mod:`pyapp.core.evidence`), maps each
 item to the units it needs (:mod:`pyapp.core.coverage`), and ranks the chunks for
-each question with BM25 (:mod:`pyapp.core.bm25`). Only the retrieval check looks
-at chunk texts; everything else is window arithmetic, so a megabyte with a
-thousand items takes well under a second.
+each question with BM25 (:mod:`pyapp.core.bm25`), with the dense retriever
+(cosine similarity of all-MiniLM-L6-v2 embeddings, :mod:`pyapp.core.dense`, given
+as :class:`Vectors`), or both: siblings that share :func:`_ranked`, which gives
+the figures below and Chroma's range metrics (:mod:`pyapp.core.range_metrics`) for
+either. Only the retrieval checks look at chunk texts; everything else is window
+arithmetic, so a megabyte with a thousand items takes well under a second.
 
 **Retrieval figures**, for the ``k`` best chunks of each question (fewer when
 fewer chunks share a term with it):
