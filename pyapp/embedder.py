@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from array import array
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -88,7 +89,12 @@ class NativeEmbedder:
         (hidden,) = self._session.run([EMBEDDING_MODEL.output], feeds)
         self.calls += 1
         self.rows += len(rows)
-        return [row.reshape(-1).tolist() for row in hidden]
+        out: list[Sequence[float]] = []
+        for row in hidden:  # float32 as the page's bytes are: a C copy, no Python floats
+            values = array("f")
+            values.frombytes(np.ascontiguousarray(row, dtype=np.float32).tobytes())
+            out.append(values)
+        return out
 
 
 def _runtime() -> tuple[Any, Any]:
