@@ -445,7 +445,9 @@ def handle(request_json: str) -> str:
         return _error(op, exc.field, exc.message)
     except (RecursionError, MemoryError) as exc:
         return _error(op, None, f"the request is too large to answer ({type(exc).__name__})")
-    except Exception as exc:  # a bug: say so plainly, keep the details for the console
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # a bug (or a library's panic): say so, details to the console
         traceback.print_exc(file=sys.stderr)
         return _error(
             op,
