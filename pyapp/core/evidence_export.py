@@ -13,17 +13,21 @@ import json
 from typing import Any, Final
 
 from ..figures import number
+from ..models import MODELS
+from ..weights import EMBEDDING_MODEL
 from .bm25 import K1, B
 from .evidence import jsonl
-from .evidence_report import EvidenceReport, ItemResult, QuestionResult
+from .evidence_report import EvidenceReport, ItemResult, QuestionResult, Retrieval
 from .export import cap_json, splitter_json
+from .range_metrics import RangeMetrics
 
 __all__ = ["SCHEMA", "document", "dumps", "evidence_jsonl", "export_filename", "item_json"]
 
 #: ``/2`` added ``text`` (the SHA-256, size and line breaks of the text the offsets
 #: count in, :mod:`~pyapp.core.fingerprint`), which the evidence list's export names
-#: in its last line too.
-SCHEMA: Final = "pyapp.evidence/2"
+#: in its last line too. ``/3`` added the retriever choice, the dense check
+#: (``dense_retrieval``, overall and per item) and Chroma's range metrics.
+SCHEMA: Final = "pyapp.evidence/3"
 
 JSON = dict[str, Any]
 
@@ -60,6 +64,63 @@ def item_json(result: ItemResult, *, listed: bool) -> JSON:
         "whole_in": _run(result.whole) if listed else None,
         "touches": _run(result.touches) if listed else None,
         "retrieval": _question_json(result.retrieval),
+        "dense_retrieval": _question_json(result.dense),
+    }
+
+
+#: Chroma's four metrics, in the order the document lists them.
+RANGE_METRICS: Final = ("recall", "precision", "iou", "precision_omega")
+
+
+def _range_json(metrics: RangeMetrics | None) -> JSON | None:
+    if metrics is None:
+        return None
+    stats = {name: metrics.stat(name) for name in RANGE_METRICS}
+    return {
+        "questions": len(metrics.questions),
+        **{name: {"mean": number(stat.mean), "std": stat.std} for name, stat in stats.items()},
+        "per_question": [
+            {
+                "question": question,
+                "recall": number(scores.recall),
+                "precision": number(scores.precision),
+                "iou": number(scores.iou),
+                "precision_omega": number(omega),
+            }
+            for question, scores, omega in zip(
+                metrics.questions, metrics.scores, metrics.omegas, strict=True
+            )
+        ],
+    }
+
+
+def _figures(r: Retrieval) -> JSON:
+    return {
+        "questions": r.questions,
+        "recall_at_k": number(r.recall_at_k),
+        "context_units": number(r.context_units),
+        "context_repeated_units": number(r.context_repeated_units),
+        "range_metrics": _range_json(r.range_metrics),
+        "skipped": r.skipped,
+    }
+
+
+def _bm25_json(r: Retrieval | None) -> JSON | None:
+    if r is None:
+        return None
+    return {"method": "Okapi BM25", "k1": K1, "b": B, **_figures(r)}
+
+
+def _dense_json(r: Retrieval | None) -> JSON | None:
+    if r is None:
+        return None
+    model = MODELS[EMBEDDING_MODEL.name]
+    return {
+        "method": "cosine similarity of mean-pooled, normalized embeddings",
+        "model": EMBEDDING_MODEL.name,
+        "model_sha256": EMBEDDING_MODEL.sha256,
+        "max_tokens": model.max_tokens.value,
+        **_figures(r),
     }
 
 
@@ -97,16 +158,9 @@ def document(report: EvidenceReport) -> JSON:
             "processed_units_at_min_overlap": m.processed_units,
             "extra_volume_at_min_overlap": number(m.extra_volume),
         },
-        "retrieval": {
-            "method": "Okapi BM25",
-            "k1": K1,
-            "b": B,
-            "questions": r.questions,
-            "recall_at_k": number(r.recall_at_k),
-            "context_units": number(r.context_units),
-            "context_repeated_units": number(r.context_repeated_units),
-            "skipped": r.skipped,
-        },
+        "retriever": report.retriever,
+        "retrieval": _bm25_json(r),
+        "dense_retrieval": _dense_json(report.dense),
         "evidence": [item_json(i, listed=listed) for i in report.items],
         "errors": [e.to_json() for e in report.errors],
         "capped": cap_json(report.capped),

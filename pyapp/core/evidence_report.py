@@ -3,9 +3,12 @@ smallest overlap that keeps all of them whole and its cost, and the retrieval ch
 
 :func:`check_evidence` reads the evidence (:mod:`pyapp.core.evidence`), maps each
 item to the units it needs (:mod:`pyapp.core.coverage`), and ranks the chunks for
-each question with BM25 (:mod:`pyapp.core.bm25`). Only the retrieval check looks
-at chunk texts; everything else is window arithmetic, so a megabyte with a
-thousand items takes well under a second.
+each question with BM25 (:mod:`pyapp.core.bm25`), with the dense retriever
+(cosine similarity of all-MiniLM-L6-v2 embeddings, :mod:`pyapp.core.dense`, given
+as :class:`Vectors`), or both: siblings that share :func:`_ranked`, which gives
+the figures below and Chroma's range metrics (:mod:`pyapp.core.range_metrics`) for
+either. Only the retrieval checks look at chunk texts; everything else is window
+arithmetic, so a megabyte with a thousand items takes well under a second.
 
 **Retrieval figures**, for the ``k`` best chunks of each question (fewer when
 fewer chunks share a term with it):
@@ -38,16 +41,19 @@ setting processes more than :data:`~pyapp.facts.MAX_RETRIEVAL_UNITS` units.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import Protocol
 
 from ..errors import InputError
 from ..facts import (
+    MAX_DENSE_CHUNKS,
     MAX_EVIDENCE_LISTED,
     MAX_OVERLAP_TRIES,
     MAX_RETRIEVAL_PAIRS,
     MAX_RETRIEVAL_UNITS,
+    RETRIEVERS,
     UNITS,
 )
 from .bm25 import ChunkIndex, term_index, terms
@@ -55,6 +61,7 @@ from .cache import per_text
 from .chunking import Cap, check_size
 from .chunkings import Chunking, chunking_of, segment
 from .coverage import ItemUnits, item_units, min_overlap, touch_range, whole_range
+from .dense import cosine_scores, dense_rank_of, dense_top, text_key
 from .evidence import (
     Evidence,
     EvidenceItem,
@@ -66,6 +73,7 @@ from .evidence import (
 )
 from .fingerprint import TextFacts, text_facts
 from .params import Params, quote
+from .range_metrics import RangeMetrics, range_metrics
 from .summary import Summary, summarize_chunking
 from .units import strip_bom
 from .windows import processed_units, window_count
@@ -76,7 +84,10 @@ __all__ = [
     "MinOverlap",
     "QuestionResult",
     "Retrieval",
+    "Vectors",
     "check_evidence",
+    "dense_chunk_texts",
+    "dense_texts",
     "item_ranges",
     "read_evidence",
     "retrieve",
@@ -103,6 +114,8 @@ class ItemResult:
     touches: tuple[int, int]
     longer_than_size: bool
     retrieval: QuestionResult | None
+    #: The same figures for the dense retriever (``None``: not asked, or no question).
+    dense: QuestionResult | None = None
 
     @property
     def units(self) -> int:
@@ -136,6 +149,8 @@ class Retrieval:
     recall_at_k: Fraction | None = None
     context_units: Fraction | None = None
     context_repeated_units: Fraction | None = None
+    #: Chroma's range metrics over the distinct questions (:mod:`.range_metrics`).
+    range_metrics: RangeMetrics | None = None
     skipped: str | None = None
 
 
@@ -149,7 +164,10 @@ class EvidenceReport:
     #: How ``errors`` count positions: ``"line"`` (JSON Lines) or ``"item"`` (a list).
     noun: str
     min_overlap: MinOverlap
-    retrieval: Retrieval
+    #: ``"bm25"``, ``"minilm"`` or ``"both"``: which of the two below were asked for.
+    retriever: str
+    retrieval: Retrieval | None
+    dense: Retrieval | None
     #: ``listed_chunks`` when the per-item chunk lists would be over
     #: :data:`~pyapp.facts.MAX_EVIDENCE_LISTED` indices and are left out.
     capped: Cap | None
@@ -213,20 +231,103 @@ def item_ranges(
     ]
 
 
+Ranges = Sequence[tuple[tuple[int, int] | None, tuple[int, int]]]
+
+
+class Ranking(Protocol):
+    """A question's ranking of the chunks: the first ``k`` retrieved, best first, and
+    the rank (1-based) of the best-ranked chunk of a run, ``None`` when none is
+    retrieved (:class:`~pyapp.core.bm25.Ranking`, :class:`DenseRanking`)."""
+
+    def top(self, k: int) -> list[int]: ...
+
+    def rank_of(self, first: int, last: int) -> int | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class DenseRanking:
+    """Every chunk's cosine score for one question; every chunk is a candidate."""
+
+    scores: Sequence[float]
+
+    def top(self, k: int) -> list[int]:
+        return dense_top(self.scores, k)
+
+    def rank_of(self, first: int, last: int) -> int | None:
+        return dense_rank_of(self.scores, first, last)
+
+
+def _ranked(
+    items: Sequence[EvidenceItem],
+    asked: Sequence[int],
+    chunking: Chunking,
+    ranges: Ranges,
+    top_k: int,
+    ranking: Callable[[int], Ranking],
+) -> tuple[Retrieval, list[QuestionResult | None]]:
+    """The figures of one retriever (``ranking(i)``: item ``i``'s question ranked):
+    ranks, ``recall_at_k`` and context per item, and the range metrics per distinct
+    question (every item carrying it is part of its evidence)."""
+    windows = list(zip(chunking.unit_starts, chunking.unit_ends, strict=True))
+    spans = chunking.spans()
+    per_item: list[QuestionResult | None] = [None] * len(items)
+    recalled = context = repeated = 0
+    retrieved: dict[str, list[tuple[int, int]]] = {}
+    evidence: dict[str, list[tuple[int, int]]] = {}
+    for i in asked:
+        ranked = ranking(i)
+        whole, touches = ranges[i]
+        rank_whole = ranked.rank_of(*whole) if whole is not None else None
+        best = ranked.top(top_k)
+        chosen = sorted(best)
+        lengths = sum(windows[k][1] - windows[k][0] for k in chosen)
+        union = reach = 0
+        for k in chosen:  # windows in index order start in order: merge as we go
+            start, end = windows[k]
+            union += max(0, end - max(start, reach))
+            reach = max(reach, end)
+        per_item[i] = QuestionResult(
+            rank_whole=rank_whole,
+            rank_touching=ranked.rank_of(*touches) if touches[1] >= touches[0] else None,
+            context_units=lengths,
+            context_repeated_units=lengths - union,
+        )
+        recalled += rank_whole is not None and rank_whole <= top_k
+        context += lengths
+        repeated += lengths - union
+        question = items[i].question or ""
+        retrieved.setdefault(question, [spans[k] for k in best])
+        evidence.setdefault(question, []).append((items[i].start, items[i].end))
+    n = len(asked)
+    return Retrieval(
+        questions=n,
+        recall_at_k=Fraction(recalled, n),
+        context_units=Fraction(context, n),
+        context_repeated_units=Fraction(repeated, n),
+        range_metrics=range_metrics(
+            list(evidence), list(evidence.values()), list(retrieved.values()), spans
+        ),
+    ), per_item
+
+
+def _asked(items: Sequence[EvidenceItem]) -> list[int]:
+    return [i for i, item in enumerate(items) if item.question is not None]
+
+
 def retrieve(
     text: str,
     chunking: Chunking,
     items: Sequence[EvidenceItem],
-    ranges: Sequence[tuple[tuple[int, int] | None, tuple[int, int]]],
+    ranges: Ranges,
     *,
     unit: str,
     top_k: int,
 ) -> tuple[Retrieval, list[QuestionResult | None]]:
-    """The retrieval check of one chunking: its figures, and each item's (``None``
-    for an item without a question). ``ranges`` are :func:`item_ranges`'. The chunks
-    are indexed from their intervals alone; the context they make up is counted in
-    the text's units they hold (``unit_starts`` to ``unit_ends``)."""
-    asked = [i for i, item in enumerate(items) if item.question is not None]
+    """The BM25 retrieval check of one chunking: its figures, and each item's
+    (``None`` for an item without a question). ``ranges`` are :func:`item_ranges`'. The
+    chunks are indexed from their intervals alone; the context they make up is counted
+    in the text's units they hold (``unit_starts`` to ``unit_ends``)."""
+    asked = _asked(items)
     per_item: list[QuestionResult | None] = [None] * len(items)
     if not asked:
         return Retrieval(questions=0, skipped="no evidence item has a question"), per_item
@@ -240,7 +341,6 @@ def retrieve(
                 " limit: raise the size or lower the overlap"
             ),
         ), per_item
-    windows = list(zip(chunking.unit_starts, chunking.unit_ends, strict=True))
     spans = chunking.spans()
     queries = {i: terms(items[i].question or "") for i in asked}
     index = ChunkIndex(term_index(text), spans, {t for q in queries.values() for t in q})
@@ -250,41 +350,92 @@ def retrieve(
             questions=len(asked),
             skipped=(
                 f"the retrieval check would score {pairs:,} (question, chunk) pairs for"
-                f" {len(asked):,} questions over {len(windows):,} chunks, over its"
+                f" {len(asked):,} questions over {chunking.count:,} chunks, over its"
                 f" {MAX_RETRIEVAL_PAIRS:,} limit: raise the size, or check fewer questions"
                 " at a time"
             ),
         ), per_item
-    recalled = context = repeated = 0
-    for i in asked:
-        ranking = index.ranking(queries[i])
-        whole, touches = ranges[i]
-        rank_whole = ranking.rank_of(*whole) if whole is not None else None
-        rank_touching = ranking.rank_of(*touches) if touches[1] >= touches[0] else None
-        chosen = sorted(ranking.top(top_k))
-        lengths = sum(windows[k][1] - windows[k][0] for k in chosen)
-        union = reach = 0
-        for k in chosen:  # windows in index order start in order: merge as we go
-            start, end = windows[k]
-            union += max(0, end - max(start, reach))
-            reach = max(reach, end)
-        result = QuestionResult(
-            rank_whole=rank_whole,
-            rank_touching=rank_touching,
-            context_units=lengths,
-            context_repeated_units=lengths - union,
+    return _ranked(items, asked, chunking, ranges, top_k, lambda i: index.ranking(queries[i]))
+
+
+class Vectors:
+    """Normalized embeddings by :func:`~pyapp.core.dense.text_key`, as the embedder
+    made them (natively, or in the page); compared by identity, so a report can be
+    kept per text and vectors."""
+
+    def __init__(self, vectors: Mapping[str, Sequence[float]]) -> None:
+        self.vectors = vectors
+
+    def of(self, text: str) -> Sequence[float]:
+        vector = self.vectors.get(text_key(text))
+        if vector is None:
+            raise InputError(
+                "embeddings", "an embedding the dense check needs was not given: embed again"
+            )
+        return vector
+
+
+def _dense_skip(chunking: Chunking) -> str | None:
+    chunks = chunking.count
+    if chunks > MAX_DENSE_CHUNKS:
+        return (
+            f"dense retrieval embeds every chunk, and this setting has {chunks:,} chunks,"
+            f" over its {MAX_DENSE_CHUNKS:,} limit: raise the size"
         )
-        per_item[i] = result
-        recalled += rank_whole is not None and rank_whole <= top_k
-        context += lengths
-        repeated += lengths - union
-    n = len(asked)
-    return Retrieval(
-        questions=n,
-        recall_at_k=Fraction(recalled, n),
-        context_units=Fraction(context, n),
-        context_repeated_units=Fraction(repeated, n),
-    ), per_item
+    return None
+
+
+def retrieve_dense(
+    text: str,
+    chunking: Chunking,
+    items: Sequence[EvidenceItem],
+    ranges: Ranges,
+    *,
+    top_k: int,
+    vectors: Vectors,
+) -> tuple[Retrieval, list[QuestionResult | None]]:
+    """The dense retrieval check of one chunking: every chunk and question embedded
+    (``vectors``), chunks ranked by cosine similarity, equal scores by index."""
+    asked = _asked(items)
+    per_item: list[QuestionResult | None] = [None] * len(items)
+    if not asked:
+        return Retrieval(questions=0, skipped="no evidence item has a question"), per_item
+    skipped = _dense_skip(chunking)
+    if skipped is not None:
+        return Retrieval(questions=len(asked), skipped=skipped), per_item
+    chunk_vectors = [vectors.of(text[a:b]) for a, b in chunking.spans()]
+    scored: dict[str, list[float]] = {}
+
+    def ranking(i: int) -> Ranking:
+        question = items[i].question or ""
+        if question not in scored:
+            scored[question] = cosine_scores(vectors.of(question), chunk_vectors)
+        return DenseRanking(scored[question])
+
+    return _ranked(items, asked, chunking, ranges, top_k, ranking)
+
+
+def dense_texts(
+    text: str, params: Params, *, jsonl: str | None = None, items: object = None
+) -> list[str]:
+    """Every text the dense check embeds for this setting, each once: the chunk texts
+    in order, then the questions. Empty when the check would be skipped."""
+    text, _ = strip_bom(text)
+    check_size(text)
+    evidence = read_evidence(text, jsonl=jsonl, items=items)
+    questions = [item.question for item in evidence.items if item.question is not None]
+    if not questions:
+        return []
+    return list(dict.fromkeys([*dense_chunk_texts(text, params), *questions]))
+
+
+def dense_chunk_texts(text: str, params: Params) -> list[str]:
+    """The chunk texts the dense check embeds at ``params`` (``text`` without a BOM);
+    none when the setting is over the dense check's limit."""
+    chunking = chunking_of(text, params)
+    if _dense_skip(chunking):
+        return []
+    return [text[a:b] for a, b in chunking.spans()]
 
 
 def needed_span(text: str, start: int, end: int) -> tuple[int, int]:
@@ -364,21 +515,38 @@ def check_evidence(
     items: object = None,
     top_k: int,
     fit: bool = False,
+    retriever: str = "bm25",
+    vectors: Vectors | None = None,
 ) -> EvidenceReport:
     """Check the evidence (JSON Lines ``jsonl`` or a list ``items``) against ``text``
     under ``params``. A leading byte-order mark is removed first (offsets count from
     after it, as in the chunk export), and the report says so. ``fit`` refuses
     evidence made on another text (the command line's rule) instead of listing
-    those lines under ``errors`` (the page's)."""
+    those lines under ``errors`` (the page's). ``retriever`` is ``"bm25"``,
+    ``"minilm"`` or ``"both"``; the dense one reads its embeddings from ``vectors``
+    (every text of :func:`dense_texts`)."""
+    if retriever not in RETRIEVERS:
+        raise InputError(
+            "retriever", f"unknown retriever {quote(retriever)}: use one of {', '.join(RETRIEVERS)}"
+        )
+    if retriever != "bm25" and vectors is None:
+        raise InputError("retriever", f"the {retriever} check needs the embeddings of its texts")
     text, bom_removed = strip_bom(text)
     input_bytes = check_size(text)
     evidence = read_evidence(text, jsonl=jsonl, items=items, fit=fit)
-    return _check(text, params, evidence, top_k, input_bytes, bom_removed)
+    return _check(text, params, evidence, top_k, input_bytes, bom_removed, retriever, vectors)
 
 
 @per_text
 def _check(
-    text: str, params: Params, evidence: Evidence, top_k: int, input_bytes: int, bom_removed: bool
+    text: str,
+    params: Params,
+    evidence: Evidence,
+    top_k: int,
+    input_bytes: int,
+    bom_removed: bool,
+    retriever: str,
+    vectors: Vectors | None,
 ) -> EvidenceReport:
     """The report, kept per text: the page's export after its view costs nothing."""
     seg = segment(text, params)
@@ -407,7 +575,17 @@ def _check(
         if listed > MAX_EVIDENCE_LISTED
         else None
     )
-    retrieval, questions = retrieve(text, chunking, items, ranges, unit=params.unit, top_k=top_k)
+    nothing: list[QuestionResult | None] = [None] * len(items)
+    retrieval, questions = (
+        retrieve(text, chunking, items, ranges, unit=params.unit, top_k=top_k)
+        if retriever != "minilm"
+        else (None, nothing)
+    )
+    dense, dense_questions = (
+        retrieve_dense(text, chunking, items, ranges, top_k=top_k, vectors=vectors)
+        if vectors is not None and retriever != "bm25"
+        else (None, nothing)
+    )
     results = tuple(
         ItemResult(
             item=item,
@@ -417,9 +595,17 @@ def _check(
             touches=touches,
             longer_than_size=long,
             retrieval=question,
+            dense=dense_question,
         )
-        for item, a, b, (whole, touches), question, long in zip(
-            items, mapped.first, mapped.last, ranges, questions, longer, strict=True
+        for item, a, b, (whole, touches), question, dense_question, long in zip(
+            items,
+            mapped.first,
+            mapped.last,
+            ranges,
+            questions,
+            dense_questions,
+            longer,
+            strict=True,
         )
     )
     return EvidenceReport(
@@ -430,7 +616,9 @@ def _check(
         errors=evidence.errors,
         noun=evidence.noun,
         min_overlap=least,
+        retriever=retriever,
         retrieval=retrieval,
+        dense=dense,
         capped=capped,
         bom_removed=bom_removed,
         text=text_facts(text),

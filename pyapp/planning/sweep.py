@@ -44,11 +44,14 @@ from ..core.chunkings import Chunking, FixedWindows, chunking_of, plain_params, 
 from ..core.coverage import ItemUnits, count_whole, item_units
 from ..core.evidence import Evidence
 from ..core.evidence_report import (
+    Vectors,
     chunking_ranges,
+    dense_chunk_texts,
     item_ranges,
     needed_span,
     read_evidence,
     retrieve,
+    retrieve_dense,
 )
 from ..core.export import splitter_json
 from ..core.overlap import overlap_figures
@@ -56,10 +59,11 @@ from ..core.params import Params, parse_params, parse_whole
 from ..core.sentences import SentenceUnits, split_sentences_kept
 from ..core.units import Segmentation, strip_bom
 from ..core.windows import processed_units, window_count
+from ..errors import InputError
 from ..facts import EVIDENCE_DEFAULTS
 from ..figures import number, round_half_up
 
-__all__ = ["OVERLAP_PERCENTS", "SIZE_FACTORS", "Sweep", "sweep_text"]
+__all__ = ["OVERLAP_PERCENTS", "SIZE_FACTORS", "Sweep", "grid", "sweep_dense_texts", "sweep_text"]
 
 #: Overlap series, in percent of the size.
 OVERLAP_PERCENTS: Final = tuple(range(0, 55, 5))
@@ -98,6 +102,8 @@ class _Evidence:
     evidence: Evidence
     units: ItemUnits
     top_k: int
+    #: The dense embeddings, when the sweep adds the dense columns.
+    vectors: Vectors | None = None
 
     def row_of(self, chunking: Chunking, unit: str) -> dict[str, Any]:
         """The evidence columns of any chunking, from its intervals alone."""
@@ -118,17 +124,28 @@ class _Evidence:
     def row(self, *, unit: str, size: int, overlap: int) -> dict[str, Any]:
         items = self.evidence.items
         whole = count_whole(self.units.first, self.units.last, size=size, overlap=overlap)
-        recall = None
+        recall = dense_recall = dense_iou = None
         if any(item.question is not None for item in items):
             ranges = item_ranges(self.units, size=size, overlap=overlap)
             chunking = FixedWindows(self.text, self.seg, plain_params(unit, None, size, overlap))
             retrieval, _ = retrieve(self.text, chunking, items, ranges, unit=unit, top_k=self.top_k)
             recall = retrieval.recall_at_k
-        return {
+            if self.vectors is not None:
+                dense, _ = retrieve_dense(
+                    self.text, chunking, items, ranges, top_k=self.top_k, vectors=self.vectors
+                )
+                dense_recall = dense.recall_at_k
+                if dense.range_metrics is not None:
+                    dense_iou = dense.range_metrics.stat("iou").mean
+        out = {
             "evidence_whole": whole,
             "evidence_coverage": number(Fraction(whole, len(items))),
             "recall_at_k": number(recall),
         }
+        if self.vectors is not None:
+            out["dense_recall_at_k"] = number(dense_recall)
+            out["dense_iou"] = number(dense_iou)
+        return out
 
 
 def _row(
@@ -204,6 +221,56 @@ def _row_measured(
     return row
 
 
+def grid(params: Params) -> list[tuple[str, int, int]]:
+    """The sweep's settings around ``params``: ``(series, size, overlap)`` per row."""
+    c, o = params.size, params.overlap
+    percent = params.overlap_percent
+    share = percent / 100 if percent is not None else Fraction(o, c)
+    overlaps = {o} | {v for p in OVERLAP_PERCENTS if (v := round_half_up(Fraction(p * c, 100))) < c}
+    out = [("overlap", c, ov) for ov in sorted(overlaps)]
+    seen: set[int] = set()
+    for factor in SIZE_FACTORS:
+        sz = max(1, round_half_up(c * factor))
+        if sz in seen:
+            continue
+        seen.add(sz)
+        out.append(("size", sz, o if sz == c else min(sz - 1, round_half_up(share * sz))))
+    return out
+
+
+def sweep_dense_texts(
+    text: str,
+    *,
+    unit: object = "word",
+    encoding: object = None,
+    size: object,
+    overlap: object = 0,
+    overlap_mode: object = "units",
+    evidence_jsonl: str | None = None,
+    evidence: object = None,
+) -> list[str]:
+    """Every text the sweep's dense columns embed, each once: the chunk texts of every
+    row (rows over the dense check's limit left out), then the questions. Settings
+    share most chunks (the same size at another overlap starts at the same places
+    only now and then, but every row at overlap 0 of a size shares nothing): the
+    count here is what the model has to do before the cache helps."""
+    params = parse_params(
+        unit=unit, encoding=encoding, size=size, overlap=overlap, overlap_mode=overlap_mode
+    )
+    text, _ = strip_bom(text)
+    check_size(text)
+    read = read_evidence(text, jsonl=evidence_jsonl, items=evidence)
+    questions = [item.question for item in read.items if item.question is not None]
+    if not questions:
+        return []
+    chunks = [
+        t
+        for _, sz, ov in grid(params)
+        for t in dense_chunk_texts(text, replace(params, size=sz, overlap=ov))
+    ]
+    return list(dict.fromkeys([*chunks, *questions]))
+
+
 def sweep_text(
     text: str,
     *,
@@ -222,10 +289,13 @@ def sweep_text(
     evidence: object = None,
     top_k: object = None,
     fit: bool = False,
+    vectors: Vectors | None = None,
 ) -> Sweep:
     """Sweep ``text`` around one configuration (validated like ``chunk``'s), with the
     evidence columns when ``evidence_jsonl`` or ``evidence`` is given (``fit``: evidence
-    made on another text is refused, as the ``evidence`` command refuses it)."""
+    made on another text is refused, as the ``evidence`` command refuses it), and the
+    dense ones (``dense_recall_at_k``, ``dense_iou``) when ``vectors`` holds the
+    embeddings of :func:`sweep_dense_texts` (the fixed window only)."""
     params = parse_params(
         unit=unit,
         encoding=encoding,
@@ -247,19 +317,18 @@ def sweep_text(
         k = parse_whole("top_k", EVIDENCE_DEFAULTS["top_k"] if top_k is None else top_k)
         read = read_evidence(text, jsonl=evidence_jsonl, items=evidence, fit=fit)
         spans = [(item.start, item.end) for item in read.items]
-        check = _Evidence(text, seg, read, item_units(text, seg, spans), k)
+        check = _Evidence(text, seg, read, item_units(text, seg, spans), k, vectors)
+    elif vectors is not None:
+        raise InputError("evidence", "the dense columns need evidence with questions")
     units = seg.count
     index = sentence_units(text, params)
     c, o = params.size, params.overlap
 
-    percent = params.overlap_percent
-    share = percent / 100 if percent is not None else Fraction(o, c)
-
-    rows: list[dict[str, Any]] = []
-    overlaps = sorted(
-        {o} | {v for p in OVERLAP_PERCENTS if (v := round_half_up(Fraction(p * c, 100))) < c}
-    )
     measured = params.splitter != "fixed"
+    if measured and vectors is not None:
+        raise InputError(
+            "splitter", "the sweep's dense columns are drawn for the fixed window only"
+        )
     sentences = split_sentences_kept(text) if measured else []
 
     def row(series: str, sz: int, ov: int, *, current: bool) -> dict[str, Any]:
@@ -270,17 +339,10 @@ def sweep_text(
             )
         return _row(series, sz, ov, units, index, current=current, evidence=check, unit=params.unit)
 
-    for ov in overlaps:
-        rows.append(row("overlap", c, ov, current=ov == o))
-
-    seen: set[int] = set()
-    for factor in SIZE_FACTORS:
-        sz = max(1, round_half_up(c * factor))
-        if sz in seen:
-            continue
-        seen.add(sz)
-        ov = o if sz == c else min(sz - 1, round_half_up(share * sz))
-        rows.append(row("size", sz, ov, current=sz == c))
+    rows = [
+        row(series, sz, ov, current=(ov == o) if series == "overlap" else (sz == c))
+        for series, sz, ov in grid(params)
+    ]
 
     described: dict[str, Any] = {
         "unit": params.unit, "encoding": params.encoding, "size": c, "overlap": o,

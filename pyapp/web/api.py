@@ -36,17 +36,19 @@ import json
 import sys
 import time
 import traceback
+from array import array
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from ..core.audit import Measure, chunking_of_file, chunking_of_settings, main_view_chunking
 from ..core.chunking import chunk_text, segment
+from ..core.dense import DIMENSION, batches, mean_pool, normalize, pack, plan, text_key, unpack
 from ..core.evidence import Evidence, parse_items, parse_jsonl
 from ..core.evidence_export import dumps as evidence_dumps
 from ..core.evidence_export import evidence_jsonl
 from ..core.evidence_export import export_filename as evidence_filename
-from ..core.evidence_report import EvidenceReport, check_evidence
+from ..core.evidence_report import EvidenceReport, Vectors, check_evidence, dense_texts
 from ..core.export import dumps, export_filename
 from ..core.imported import decode_chunks_file
 from ..core.lens import Lens, parse_lens
@@ -54,10 +56,19 @@ from ..core.params import Params, parse_encoding, parse_params, parse_unit, pars
 from ..core.tokenizers import get_tokenizer, warm
 from ..core.units import strip_bom, utf8_length
 from ..errors import EngineError, InputError
-from ..facts import EVIDENCE_DEFAULTS, MAX_BYTES, MAX_CHUNKS_FILE_BYTES, SPLITTER_FIELDS, TEXTS_HELD
+from ..facts import (
+    DENSE_PAGE_SECONDS_PER_TOKEN,
+    EVIDENCE_DEFAULTS,
+    MAX_BYTES,
+    MAX_CHUNKS_FILE_BYTES,
+    RETRIEVERS,
+    SPLITTER_FIELDS,
+    TEXTS_HELD,
+)
 from ..planning.budget import check_budget
 from ..planning.sizing import size_index
-from ..planning.sweep import sweep_text
+from ..planning.sweep import sweep_dense_texts, sweep_text
+from ..weights import EMBEDDING_MODEL
 from .audit_view import audit_view, compare_view, lens_view, side_of
 from .segments import segments_view
 from .view import cards_view, checks_view, chunk_view, counts, evidence_view
@@ -257,11 +268,103 @@ def _top_k(request: JSON) -> int:
     return parse_whole("top_k", request.get("top_k", EVIDENCE_DEFAULTS["top_k"]))
 
 
+def _retriever(request: JSON) -> str:
+    retriever = request.get("retriever", EVIDENCE_DEFAULTS["retriever"])
+    if retriever not in RETRIEVERS:
+        raise InputError(
+            "retriever",
+            f"retriever must be one of {', '.join(RETRIEVERS)}, got {quote(retriever)}",
+        )
+    return str(retriever)
+
+
+def _vectors(request: JSON) -> Vectors | None:
+    """``vectors``: ``{key: base64 of 384 little-endian doubles}``, as ``dense_pool``
+    made them (or the page's cache kept them)."""
+    raw = request.get("vectors")
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise InputError("vectors", "vectors must be an object of base64 vectors by key")
+    try:
+        return Vectors({str(k): unpack(base64.b64decode(v, validate=True)) for k, v in raw.items()})
+    except (TypeError, ValueError) as exc:
+        raise InputError("vectors", f"a vector is not usable: {exc}") from None
+
+
 def _evidence_report(request: JSON) -> EvidenceReport:
     text = _text(request)
     params = _params(request)
     source, items = _evidence_fields(request)
-    return check_evidence(text, params, jsonl=source, items=items, top_k=_top_k(request))
+    return check_evidence(
+        text, params, jsonl=source, items=items, top_k=_top_k(request),
+        retriever=_retriever(request), vectors=_vectors(request),
+    )  # fmt: skip
+
+
+def _dense_texts(request: JSON) -> list[str]:
+    source, items = _evidence_fields(request)
+    if request.get("scope", "evidence") == "sweep":
+        return sweep_dense_texts(
+            _text(request), unit=request.get("unit", "word"), encoding=request.get("encoding"),
+            size=request.get("size"), overlap=request.get("overlap", 0),
+            overlap_mode=request.get("overlap_mode", "units"),
+            evidence_jsonl=source, evidence=items,
+        )  # fmt: skip
+    return dense_texts(_text(request), _params(request), jsonl=source, items=items)
+
+
+def _op_dense_plan(request: JSON) -> JSON:
+    """What the dense check of a setting (``scope: "evidence"``, the default) or of the
+    sweep's settings (``"sweep"``) embeds: every text's ``keys``; with ``held`` (the
+    keys the page's cache has), the model's input for the others, in ``batches`` of
+    ``{"key", "ids"}`` (one length per batch), the ``tokens`` they hold, how many
+    ``texts`` that is, and about how long the page's model takes (``page_seconds``)."""
+    texts = _dense_texts(request)
+    keys = list(dict.fromkeys(map(text_key, texts)))
+    out: JSON = {"model": EMBEDDING_MODEL.to_json(), "keys": keys}
+    held = request.get("held")
+    if held is None:
+        return out
+    if not isinstance(held, list) or not all(isinstance(k, str) for k in held):
+        raise InputError("held", "held must be a list of keys")
+    have = set(held)
+    work = plan(t for t in texts if text_key(t) not in have)
+    out["batches"] = [
+        [{"key": k, "ids": work.missing[k]} for k in b] for b in batches(work.missing)
+    ]
+    out["tokens"] = work.tokens
+    out["texts"] = len(work.missing)
+    out["page_seconds"] = work.tokens * DENSE_PAGE_SECONDS_PER_TOKEN
+    return out
+
+
+def _op_dense_pool(request: JSON) -> JSON:
+    """Pooled, normalized vectors of one batch the model ran: ``hidden`` is base64 of
+    ``rows * length * 384`` little-endian float32 (``last_hidden_state``, row by row),
+    every id kept by the attention mask. Answers ``vectors``: base64 doubles per row."""
+    rows, length = _offset(request, "rows", 0), _offset(request, "length", 0)
+    try:
+        data = base64.b64decode(request.get("hidden", ""), validate=True)
+    except (TypeError, ValueError):
+        raise InputError("hidden", "hidden must be base64 text") from None
+    width = length * DIMENSION
+    if rows < 1 or length < 1 or len(data) != rows * width * 4:
+        raise InputError(
+            "hidden", f"hidden is {len(data):,} bytes, not {rows} x {length} x {DIMENSION} float32"
+        )
+    values = array("f")
+    values.frombytes(data)
+    if sys.byteorder != "little":
+        values.byteswap()
+    return {
+        "vectors": [
+            base64.b64encode(
+                pack(normalize(mean_pool(values[r * width : (r + 1) * width], [1] * length)))
+            ).decode("ascii")
+            for r in range(rows)
+        ]
+    }
 
 
 def _op_evidence(request: JSON) -> JSON:
@@ -342,6 +445,7 @@ def _op_sweep(request: JSON) -> JSON:
         evidence_jsonl=source,
         evidence=items,
         top_k=request.get("top_k"),
+        vectors=_vectors(request),
     ).to_json()
 
 
@@ -469,6 +573,8 @@ OPS: dict[str, Callable[[JSON], JSON]] = {
     "audit": _op_audit,
     "compare": _op_compare,
     "lens": _op_lens,
+    "dense_plan": _op_dense_plan,
+    "dense_pool": _op_dense_pool,
 }
 
 

@@ -403,13 +403,15 @@ def _evidence_derivation(report: EvidenceReport) -> dict[str, Any]:
             f"({m.processed_units} - {units}) / {units}",
             m.extra_volume,
         )
-    if r.recall_at_k is not None:
-        recalled = r.recall_at_k * r.questions
+    for name, figures in (("recall_at_k", r), ("dense_recall_at_k", report.dense)):
+        if figures is None or figures.recall_at_k is None:
+            continue
+        recalled = figures.recall_at_k * figures.questions
         d.add(
-            "recall_at_k",
+            name,
             "questions whose item is whole in one of the top k chunks / questions",
-            f"{show(recalled)} / {r.questions} (k = {report.top_k})",
-            r.recall_at_k,
+            f"{show(recalled)} / {figures.questions} (k = {report.top_k})",
+            figures.recall_at_k,
         )
     return d.to_json()
 

@@ -153,9 +153,11 @@ export class Engine {
    * sent again and the request repeated, once.
    * @param {string} purpose one of PURPOSE
    * @param {object} request
+   * @param {{field: string, bytes: ArrayBuffer} | null} [attachment] bytes the worker
+   *   adds to the request as the base64 string `field` (the buffer is transferred)
    * @returns {Promise<object | null>}
    */
-  call(purpose, request) {
+  call(purpose, request, attachment = null) {
     if (!PURPOSES.has(purpose)) return Promise.reject(new TypeError(`unknown call purpose ${JSON.stringify(purpose)}`));
     if (this._fatal !== null) return Promise.reject(this._fatal);
     this.start();
@@ -164,7 +166,7 @@ export class Engine {
       const size = this._measure(text);
       if (size.over) return this._refuse(purpose, request.op, { field: "text", message: overLimitMessage(size) });
     }
-    if (typeof text !== "string" || text.length < LONG_TEXT) return this._send(purpose, JSON.stringify(request));
+    if (typeof text !== "string" || text.length < LONG_TEXT) return this._send(purpose, JSON.stringify(request), attachment);
     const { text: _, ...rest } = request;
     const named = () => JSON.stringify({ ...rest, text_ref: this._holdText(text) });
     return this._send(purpose, named()).then((response) => {
@@ -192,7 +194,7 @@ export class Engine {
   }
 
   /** Posts one call; the promise settles with its parsed answer (null if superseded). */
-  _send(purpose, requestJson) {
+  _send(purpose, requestJson, attachment = null) {
     const id = this._nextId++;
     const older = this._newest.get(purpose);
     if (older !== undefined) this._settle(older, null);
@@ -202,8 +204,8 @@ export class Engine {
     });
     this._busyChanged();
     /** @type {import("./protocol.js").PageMessage} */
-    const message = { type: "call", id, purpose, request: requestJson };
-    this._worker?.postMessage(message);
+    const message = attachment ? { type: "call", id, purpose, request: requestJson, attachment } : { type: "call", id, purpose, request: requestJson };
+    this._worker?.postMessage(message, attachment ? [attachment.bytes] : []);
     return promise;
   }
 

@@ -17,8 +17,10 @@
 //   `vocabulary`: how far the load of an encoding's vocabulary wheel got (the call
 //   that needed it is answered after "ready", or as an encoding error after "failed").
 //
-// @typedef {{type: "call", id: number, purpose: string, request: string}} PageMessage
-//   `request` is JSON text for pyapp.web.api.handle.
+// @typedef {{type: "call", id: number, purpose: string, request: string,
+//   attachment?: {field: string, bytes: ArrayBuffer}}} PageMessage
+//   `request` is JSON text for pyapp.web.api.handle. `attachment` (transferred, not
+//   copied): bytes the worker adds to the request as the base64 string `field`.
 
 import { FACTS } from "../facts.js";
 

@@ -413,11 +413,34 @@ function warmAnswered(responseJson, began) {
   if (!response.ok) console.warn(`engine: warming the ${FACTS.default_encoding} tokenizer failed: ${response.error.message}`);
 }
 
+/**
+ * `requestJson` (a JSON object's text) with one more field, `field`: the base64 of
+ * `bytes`. Binary data (the embedder's hidden states, megabytes a batch) crosses from
+ * the page as a transferred buffer and is encoded here, off the page's thread.
+ */
+function withAttachment(requestJson, { field, bytes }) {
+  const view = new Uint8Array(bytes);
+  let encoded;
+  if (typeof view.toBase64 === "function") encoded = view.toBase64();
+  else {
+    let binary = "";
+    for (let i = 0; i < view.length; i += 0x8000) binary += String.fromCharCode(...view.subarray(i, i + 0x8000));
+    encoded = btoa(binary);
+  }
+  const body = requestJson.trimEnd();
+  const open = body.slice(0, -1).trimEnd();
+  return `${open}${open.endsWith("{") ? "" : ","}${JSON.stringify(field)}:"${encoded}"}`;
+}
+
 self.onmessage = (event) => {
   const message = event.data;
   switch (message?.type) {
     case "call":
-      queue.push({ id: message.id, purpose: String(message.purpose ?? ""), request: message.request });
+      queue.push({
+        id: message.id,
+        purpose: String(message.purpose ?? ""),
+        request: message.attachment ? withAttachment(message.request, message.attachment) : message.request,
+      });
       drain();
       break;
     default:

@@ -2,7 +2,8 @@
 // the user's answers need, checked against the current setting. For each one, whether
 // some chunk holds it whole; the smallest overlap that keeps every one whole, and
 // what it costs; and, for passages with a question, whether a lexical retriever
-// (Okapi BM25) ranks a chunk holding it among the top k.
+// (Okapi BM25), a dense one (all-MiniLM-L6-v2, run in this browser: dense.js), or both
+// rank a chunk holding it among the top k, with Chroma's range metrics for each.
 //
 // Passages come from a selection in the text box (or the text view), from a JSON
 // Lines file, or pasted JSON Lines. The list (evidence-store.js) follows edits of
@@ -20,6 +21,7 @@ import { el } from "../view/dom.js";
 import { CardMarks, selectedInterval, TextViewMarks } from "../view/evidence-marks.js";
 import * as fmt from "../view/format.js";
 import { utf16Indexer } from "../view/text-offsets.js";
+import { Cancelled, denseRetriever } from "./dense.js";
 import { bodyOf, codePointsIn, EVIDENCE_EVENT, EvidenceList, idKey } from "./evidence-store.js";
 
 const MAX_ITEMS = FACTS.caps.evidence_items;
@@ -45,7 +47,24 @@ const DERIVED = [
   ["processed_units_at_min_overlap", "Processed units at that overlap", fmt.integer],
   ["extra_volume_at_min_overlap", "Extra volume at that overlap", fmt.percent],
   ["recall_at_k", "Recall@k (BM25)", fmt.percent],
+  ["dense_recall_at_k", "Recall@k (all-MiniLM-L6-v2)", fmt.percent],
 ];
+/** Chroma's four range metrics: the document's name, the testid's, the column's. */
+const RANGE_METRICS = [
+  ["recall", "recall"],
+  ["precision", "precision"],
+  ["iou", "iou"],
+  ["precision_omega", "precision-omega"],
+];
+const STAGE_WORDS = {
+  plan: "Listing the texts to embed…",
+  cache: "Looking in this browser's cache…",
+  runtime: "Loading ONNX Runtime Web (first use only)…",
+  model: "Loading the model, all-MiniLM-L6-v2 (first use only)…",
+  session: "Preparing the model…",
+  embed: "Embedding",
+  done: "Embedded",
+};
 
 function download(filename, text, type) {
   const url = URL.createObjectURL(new Blob([text], { type }));
@@ -126,7 +145,18 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     exportReport: $("evidence-download"),
     clear: $("evidence-clear"),
     kept: $("evidence-kept"),
+    retriever: $("retriever"),
+    offline: $("dense-offline"),
+    progress: $("dense-progress"),
+    progressBar: $("dense-progress-bar"),
+    progressText: $("dense-progress-text"),
+    denseRecall: $("dense-recall"),
+    denseFigure: panel.querySelector("[data-dense-figure]"),
+    rangeBox: $("range-metrics-box"),
+    rangeRows: panel.querySelector("[data-range-rows]"),
+    denseStatus: $("dense-status"),
   };
+  const dense = denseRetriever(engine);
 
   const list = new EvidenceList({ onProblem: (message) => (ui.kept.textContent = message) });
   const cards = new CardMarks(chunkList);
@@ -230,9 +260,15 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     // The list already follows a newer text (a passage added while an edit was on its
     // way): the view of that text is about to land, and its check follows.
     if (bodyOf(view.text) !== list.text) return;
-    const base = { op: "evidence", ...settingOf(view), evidence: list.request() };
+    const retriever = ui.retriever.value;
+    const base = { op: "evidence", ...settingOf(view), evidence: list.request(), retriever };
     let { k, from } = kTyped();
     kAsked = k;
+    if (retriever !== "bm25") {
+      const embedded = await embed(base);
+      if (embedded === null) return; // a newer edit: its own check follows
+      base.vectors = embedded.vectors;
+    }
     let response = await call(PURPOSE.evidence, { ...base, top_k: k });
     if (dirty || response === null) return; // a newer edit: its own check follows
     let kRefused = null;
@@ -251,13 +287,64 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     render();
   }
 
+  /**
+   * The vectors of every text the dense check of `base` needs: from this browser's
+   * cache, or from the model (loaded on first use), with progress. Null when a newer
+   * edit made the check stale (what was embedded is kept for the next one).
+   */
+  async function embed(base) {
+    ui.progress.hidden = false;
+    panel.dataset.dense = "working";
+    try {
+      const out = await dense.vectorsFor(base, { onProgress: showProgress, cancelled: () => dirty });
+      ui.denseStatus.dataset.embedded = String(out.embedded);
+      ui.denseStatus.dataset.cached = String(out.cached);
+      ui.denseStatus.dataset.calls = String(dense.calls);
+      ui.denseStatus.dataset.loadMs = dense.loadMs === null ? "" : String(Math.round(dense.loadMs));
+      ui.denseStatus.textContent =
+        `${fmt.integer(out.embedded + out.cached)} texts (chunks and questions): ${fmt.integer(out.embedded)} embedded now, ` +
+        `${fmt.integer(out.cached)} from this browser's cache.` + (dense.loadMs !== null ? ` Loading the model took ${fmt.integer(Math.round(dense.loadMs))} ms.` : "");
+      panel.dataset.dense = "ready";
+      dense.keepOffline(out.model).then(() => sayOffline(out.model));
+      return out;
+    } catch (err) {
+      if (err instanceof Cancelled || dirty) return null;
+      panel.dataset.dense = "failed";
+      ui.progress.hidden = true;
+      showRefused(`Dense retrieval failed: ${messageOf(err)}`);
+      return null;
+    }
+  }
+
+  function showProgress(p) {
+    const words = STAGE_WORDS[p.stage] ?? "";
+    ui.progress.dataset.stage = p.stage;
+    ui.progressBar.max = p.total > 0 ? p.total : 1;
+    ui.progressBar.value = p.total > 0 ? p.loaded : 0;
+    if (p.stage === "runtime" || p.stage === "model") {
+      ui.progressText.textContent = `${words} ${fmt.integer(Math.round(p.loaded / 1e6))} of ${fmt.integer(Math.round(p.total / 1e6))} MB`;
+    } else if (p.stage === "embed" || p.stage === "done") {
+      ui.progressText.textContent = `${words} ${fmt.integer(p.loaded)} of ${fmt.integer(p.total)} texts.`;
+    } else {
+      ui.progressText.textContent = words;
+    }
+  }
+
+  async function sayOffline(model) {
+    const ready = await dense.offlineReady(model);
+    ui.offline.dataset.value = ready ? "yes" : "no";
+    ui.offline.textContent = ready
+      ? "Dense retrieval works offline now: the model and its runtime are kept in this browser."
+      : `Dense retrieval is not available offline yet: the model (${fmt.integer(Math.round(model.bytes / 1e6))} MB) and its runtime load the first time you choose it, and are kept then.`;
+  }
+
   function showEmpty() {
     shown = null;
     panel.dataset.state = "empty";
     ui.out.hidden = true;
     ui.empty.hidden = false;
     ui.error.hidden = true;
-    for (const node of [ui.coverage, ui.minOverlap, ui.recall]) node.dataset.value = "";
+    for (const node of [ui.coverage, ui.minOverlap, ui.recall, ui.denseRecall]) node.dataset.value = "";
     ui.list.replaceChildren();
     ui.more.hidden = true;
     ui.exportJsonl.disabled = true;
@@ -286,7 +373,9 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
 
   function render() {
     const { result } = shown;
-    const { summary, retrieval, params, derivation } = result;
+    const { summary, params, derivation } = result;
+    // BM25's figures, or empty ones when only the dense check was asked for.
+    const retrieval = result.retrieval ?? { recall_at_k: null, skipped: "BM25 was not asked for", context_units: null, context_repeated_units: null };
     const unit = params.unit;
     panel.dataset.state = "ready";
     ui.error.hidden = true;
@@ -351,10 +440,11 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
       ui.repeated.textContent = fmt.unitCount(retrieval.context_repeated_units, unit);
     }
     ui.recall.title = derivation.recall_at_k ? `${derivation.recall_at_k.formula} = ${derivation.recall_at_k.inputs}` : "";
+    renderDense(result);
 
     // How each figure is derived.
     const rows = [];
-    const figures = { ...summary, recall_at_k: retrieval.recall_at_k };
+    const figures = { ...summary, recall_at_k: retrieval.recall_at_k, dense_recall_at_k: result.dense_retrieval?.recall_at_k ?? null };
     for (const [key, name, show] of DERIVED) {
       const d = derivation[key];
       if (d) rows.push(derivationRow(key, name.replace("units", fmt.unitPlural(unit)), d, figures[key] === null ? "none" : show(figures[key])));
@@ -372,6 +462,31 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     const text = list.text.slice(at(item.start), at(item.end));
     if (text.length <= QUOTED) return text;
     return `${text.slice(0, QUOTED - 60)} … ${text.slice(-50)}`;
+  }
+
+  /** The dense figures and both retrievers' range metrics. */
+  function renderDense(result) {
+    const d = result.dense_retrieval;
+    ui.progress.hidden = d === null;
+    ui.denseFigure.hidden = d === null;
+    ui.denseRecall.dataset.value = d?.recall_at_k == null ? "" : String(d.recall_at_k);
+    ui.denseRecall.textContent = d?.recall_at_k == null ? "–" : fmt.percent(d.recall_at_k);
+    ui.denseRecall.title = d?.skipped ? `Not checked: ${d.skipped}.` : "";
+    const rows = [];
+    for (const [name, block] of [["bm25", result.retrieval], ["minilm", d]]) {
+      const metrics = block?.range_metrics;
+      if (!metrics) continue;
+      const row = el("tr", { "data-retriever": name });
+      row.append(el("th", { scope: "row" }, name === "bm25" ? "BM25" : "all-MiniLM-L6-v2"));
+      for (const [key, testid] of RANGE_METRICS) {
+        const { mean, std } = metrics[key];
+        row.append(el("td", { "data-testid": `range-${name}-${testid}`, "data-value": String(mean), "data-std": String(std) },
+          `${fmt.percent(mean)} ± ${fmt.percent(std)}`));
+      }
+      rows.push(row);
+    }
+    ui.rangeRows.replaceChildren(...rows);
+    ui.rangeBox.hidden = rows.length === 0;
   }
 
   /** Links to chunks `indices` (a run) when the cards are on screen, else their numbers. */
@@ -450,16 +565,24 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
       const q = el("p", { class: "ev-question" });
       q.append(el("span", { class: "ev-q-label" }, "Question: "), item.question);
       const r = checked.retrieval;
-      if (r) q.append(el("span", { class: "ev-rank", "data-testid": "evidence-rank", "data-rank-whole": r.rank_whole === null ? "" : String(r.rank_whole) }, rankWords(r, params.top_k)));
+      if (r) q.append(el("span", { class: "ev-rank", "data-testid": "evidence-rank", "data-rank-whole": r.rank_whole === null ? "" : String(r.rank_whole) }, rankWords(r, params.top_k, "BM25")));
+      const dr = checked.dense_retrieval;
+      if (dr) {
+        q.append(el("span", {
+          class: "ev-rank", "data-testid": "evidence-dense-rank",
+          "data-rank-whole": dr.rank_whole === null ? "" : String(dr.rank_whole),
+          "data-rank-touching": String(dr.rank_touching),
+        }, rankWords(dr, params.top_k, "all-MiniLM-L6-v2")));
+      }
       li.append(q);
     }
     return li;
   }
 
-  function rankWords(r, k) {
+  function rankWords(r, k, by) {
     const whole = r.rank_whole === null ? "no retrieved chunk holds it whole" : `first chunk holding it whole at rank ${fmt.integer(r.rank_whole)}${r.rank_whole <= k ? " (in the top k)" : " (below the top k)"}`;
     const touching = r.rank_touching === null ? "none touches it" : `first touching it at rank ${fmt.integer(r.rank_touching)}`;
-    return ` BM25: ${whole}; ${touching}.`;
+    return ` ${by}: ${whole}; ${touching}.`;
   }
 
   function unusedEntry(item, message, at) {
@@ -680,6 +803,9 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     renderList(shown?.result ?? null);
   });
   ui.useMin.addEventListener("click", () => apply({ overlap: Number(ui.useMin.dataset.overlap) }));
+  ui.retriever.addEventListener("change", () => {
+    if (list.items.length > 0) needCheck();
+  });
   ui.exportJsonl.addEventListener("click", () => exportFile("jsonl"));
   ui.exportReport.addEventListener("click", () => exportFile("report"));
   ui.clear.addEventListener("click", () => {
@@ -703,6 +829,7 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
   window.addEventListener("pagehide", () => list.flush());
 
   showEmpty();
+  sayOffline(FACTS.embedding_model);
   ui.add.disabled = true;
   ui.pasteAdd.disabled = true;
   ui.file.disabled = true;

@@ -9,6 +9,7 @@ import { messageOf, PURPOSE } from "../engine/protocol.js";
 import { FACTS } from "../facts.js";
 import { el, svg } from "../view/dom.js";
 import * as fmt from "../view/format.js";
+import { Cancelled, denseRetriever } from "./dense.js";
 import { EVIDENCE_EVENT } from "./evidence-store.js";
 
 const SWEEP_DELAY_MS = 200; // after the main view lands, so typing never waits on a sweep
@@ -20,11 +21,16 @@ const METRICS = {
   // With evidence (static/tools/evidence.js): shares from 0 to 1, drawn 0–100%.
   evidence_coverage: { label: "Evidence whole", fmt: fmt.percent, floor: 0, share: true },
   recall_at_k: { label: "Recall@k", fmt: fmt.percent, floor: 0, share: true },
+  // With the dense columns (all-MiniLM-L6-v2, asked for in this panel).
+  dense_recall_at_k: { label: "Dense recall@k", fmt: fmt.percent, floor: 0, share: true },
+  dense_iou: { label: "Dense IoU", fmt: fmt.percent, floor: 0, share: true },
 };
 /** The evidence figures drawn over a cost metric (right axis, 0–100%), each with its own mark. */
 const OVERLAYS = [
   { key: "evidence_coverage", shape: "square" },
   { key: "recall_at_k", shape: "triangle" },
+  { key: "dense_recall_at_k", shape: "triangle" },
+  { key: "dense_iou", shape: "square" },
 ];
 
 const W = 320;
@@ -223,6 +229,20 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
   let refocus = null;
   /** The latest view's request, not swept yet because the panel was closed. */
   let waiting = null;
+  // The dense columns: asked for here, then kept on for later sweeps (the cache
+  // serves what the settings share) until cancelled.
+  const dense = denseRetriever(engine);
+  const denseUi = {
+    box: panel.querySelector('[data-testid="sweep-dense"]'),
+    plan: panel.querySelector('[data-testid="sweep-dense-plan"]'),
+    note: panel.querySelector('[data-testid="sweep-dense-note"]'),
+    run: panel.querySelector('[data-testid="sweep-dense-run"]'),
+    cancel: panel.querySelector('[data-testid="sweep-dense-cancel"]'),
+    progress: panel.querySelector('[data-testid="sweep-dense-progress"]'),
+  };
+  let denseOn = false;
+  let denseStop = false;
+  let denseGen = 0;
 
   function metric() {
     return panel.querySelector('input[name="sweep-metric"]:checked').value;
@@ -308,9 +328,15 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
     try {
       lastView = viewRequest;
       const extra = evidenceFields?.fields ?? {};
-      response = await engine.call(PURPOSE.sweep, {
+      const sweepRequest = {
         op: "sweep", text, unit, encoding, size, overlap, overlap_mode: overlapMode, ...splitter, ...extra,
-      });
+      };
+      if (denseOn && questionsGiven()) {
+        const vectors = await denseVectors(sweepRequest);
+        if (vectors === null) return;
+        sweepRequest.vectors = vectors;
+      }
+      response = await engine.call(PURPOSE.sweep, sweepRequest);
     } catch (err) {
       error.textContent = `The sweep failed: ${messageOf(err)}`;
       error.hidden = false;
@@ -392,8 +418,83 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
     });
   }
 
+  // ------------------------------------------------------------ dense columns
+
+  function questionsGiven() {
+    const evidence = evidenceFields?.fields?.evidence;
+    return Array.isArray(evidence) && evidence.some((item) => item.question);
+  }
+
+  function denseRequest(sweepRequest) {
+    return { ...sweepRequest, scope: "sweep" };
+  }
+
+  /** The vectors of every setting's chunks and the questions, with progress; null if cancelled. */
+  async function denseVectors(sweepRequest) {
+    const gen = ++denseGen;
+    denseStop = false;
+    denseUi.cancel.hidden = false;
+    denseUi.run.hidden = true;
+    denseUi.progress.hidden = false;
+    try {
+      const out = await dense.vectorsFor(denseRequest(sweepRequest), {
+        cancelled: () => denseStop,
+        onProgress: (p) => {
+          denseUi.box.dataset.stage = p.stage;
+          denseUi.progress.max = p.total > 0 ? p.total : 1;
+          denseUi.progress.value = p.total > 0 ? p.loaded : 0;
+          if (p.stage === "embed") denseUi.note.textContent = `Embedding ${fmt.integer(p.loaded)} of ${fmt.integer(p.total)} texts…`;
+          else if (p.stage === "runtime" || p.stage === "model") denseUi.note.textContent = "Loading the model (first use only)…";
+        },
+      });
+      denseUi.box.dataset.embedded = String(out.embedded);
+      denseUi.box.dataset.cached = String(out.cached);
+      denseUi.note.textContent = `Dense columns on: ${fmt.integer(out.embedded)} texts embedded, ${fmt.integer(out.cached)} from this browser's cache.`;
+      return out.vectors;
+    } catch (err) {
+      if (err instanceof Cancelled && !denseStop) return null; // a newer sweep took over
+      denseOn = false;
+      denseUi.box.dataset.stage = "cancelled";
+      denseUi.note.textContent = err instanceof Cancelled
+        ? "Cancelled: what was embedded is kept, so asking again goes on from there."
+        : `Dense retrieval failed: ${messageOf(err)}`;
+      denseUi.plan.hidden = false;
+      return null;
+    } finally {
+      if (gen === denseGen) {
+        denseUi.cancel.hidden = true;
+        denseUi.progress.hidden = true;
+      }
+    }
+  }
+
+  denseUi.plan.addEventListener("click", async () => {
+    if (lastView === null) return;
+    const { text, unit, encoding, size, overlap, overlap_mode: overlapMode } = lastView;
+    denseUi.note.textContent = "Counting the texts to embed…";
+    try {
+      const p = await dense.preview(denseRequest({ text, unit, encoding, size, overlap, overlap_mode: overlapMode, ...(evidenceFields?.fields ?? {}) }));
+      denseUi.box.dataset.embed = String(p.embed);
+      denseUi.note.textContent =
+        `${fmt.integer(p.embed)} of ${fmt.integer(p.texts)} texts (every setting's chunks and the questions) to embed, ` +
+        `${fmt.integer(p.cached)} in this browser's cache` + (p.embed > 0 ? `: about ${fmt.integer(Math.max(1, Math.round(p.seconds)))} s, plus the model's first load.` : ".");
+      denseUi.run.hidden = false;
+      denseUi.plan.hidden = true;
+    } catch (err) {
+      denseUi.note.textContent = `Dense retrieval failed: ${messageOf(err)}`;
+    }
+  });
+  denseUi.run.addEventListener("click", () => {
+    denseOn = true;
+    if (lastView !== null) request(lastView);
+  });
+  denseUi.cancel.addEventListener("click", () => {
+    denseStop = true;
+  });
+
   document.addEventListener(EVIDENCE_EVENT, (event) => {
     evidenceFields = event.detail;
+    denseUi.box.hidden = !questionsGiven();
     if (lastView === null) return; // the first view's sweep will take it
     clearTimeout(timer);
     timer = setTimeout(() => request(lastView), SWEEP_DELAY_MS);

@@ -46,7 +46,7 @@ def test_the_command_prints_the_evidence_document(files: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == b""
     doc = json.loads(done.stdout)
-    assert doc["schema"] == "pyapp.evidence/2"
+    assert doc["schema"] == "pyapp.evidence/3"
     assert doc["params"] == {
         "unit": "word", "encoding": None, "size": 4, "overlap": 1, "top_k": 1,
     }  # fmt: skip
@@ -218,3 +218,130 @@ def test_the_sweep_takes_the_same_evidence_file(files: Path) -> None:
     assert {(r["size"], r["overlap"], r["evidence_whole"]) for r in rows} >= {(4, 2, 1), (4, 0, 0)}
     lonely = pyapp("sweep", str(files / "text.txt"), "--size", "4", "--top-k", "3")
     assert "--top-k needs --evidence" in one_line_refusal(lonely)
+
+
+# ---- dense retrieval (--retriever minilm|both, --cache) ----------------------------
+
+DENSE_TEXT = (
+    "The harbour opened in 1820. Ships brought tea and cloth from the east.\n"
+    "A fire burned the customs house in 1901; it was rebuilt in stone.\n"
+    "Today the harbour serves ferries and a small fishing fleet."
+)
+DENSE_LINES = "\n".join(
+    json.dumps({"id": i, "quote": q, "question": question})
+    for i, (q, question) in enumerate(
+        [
+            ("A fire burned the customs house", "What happened to the customs house?"),
+            ("serves ferries", "What uses the harbour now?"),
+        ]
+    )
+)
+
+
+def dense_run(folder: Path, *flags: str) -> subprocess.CompletedProcess[bytes]:
+    (folder / "evidence.jsonl").write_text(DENSE_LINES, encoding="utf-8")
+    return pyapp(
+        "evidence", str(folder / "text.txt"), "--evidence", str(folder / "evidence.jsonl"),
+        "--unit", "word", "--size", "8", "--overlap", "2", "--top-k", "2", *flags,
+    )  # fmt: skip
+
+
+def test_a_second_dense_run_embeds_nothing_and_an_edit_only_the_changed_chunk(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "text.txt").write_text(DENSE_TEXT, encoding="utf-8")
+    cache = str(tmp_path / "cache")
+    first = dense_run(tmp_path, "--retriever", "both", "--cache", cache)
+    assert first.returncode == 0, first.stderr
+    # 33 words at size 8, overlap 2: 6 chunks, and 2 questions.
+    assert first.stderr.decode().splitlines() == [
+        "python -m pyapp evidence: 8 of 8 texts to embed (0 from the cache), about 1 s"
+    ]
+    doc = json.loads(first.stdout)
+    assert doc["schema"] == "pyapp.evidence/3" and doc["retriever"] == "both"
+    dense = doc["dense_retrieval"]
+    assert dense["model_sha256"] == (
+        "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+    )
+    assert dense["questions"] == 2 and dense["skipped"] is None
+    assert set(dense["range_metrics"]) == {
+        "questions", "recall", "precision", "iou", "precision_omega", "per_question",
+    }  # fmt: skip
+    assert all(isinstance(i["dense_retrieval"]["rank_touching"], int) for i in doc["evidence"])
+    assert (
+        doc["retrieval"]["range_metrics"]["precision_omega"]
+        == (dense["range_metrics"]["precision_omega"])
+    )
+    second = dense_run(tmp_path, "--retriever", "both", "--cache", cache)
+    assert second.stderr.decode().splitlines() == [
+        "python -m pyapp evidence: 0 of 8 texts to embed (8 from the cache), about 0 s"
+    ]
+    assert second.stdout == first.stdout
+    # One word of the last chunk changed ("fleet." -> "fleets."): that chunk alone.
+    (tmp_path / "text.txt").write_text(DENSE_TEXT.replace("fleet.", "fleets."), encoding="utf-8")
+    third = dense_run(tmp_path, "--retriever", "minilm", "--cache", cache)
+    assert third.stderr.decode().splitlines() == [
+        "python -m pyapp evidence: 1 of 8 texts to embed (7 from the cache), about 1 s"
+    ]
+    assert json.loads(third.stdout)["retrieval"] is None
+
+
+def test_without_onnxruntime_dense_retrieval_is_one_line_and_bm25_still_works(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "text.txt").write_text(DENSE_TEXT, encoding="utf-8")
+    (tmp_path / "evidence.jsonl").write_text(DENSE_LINES, encoding="utf-8")
+    blocked = (
+        "import sys; sys.modules['onnxruntime'] = None;"
+        " from pyapp.cli import main; sys.exit(main())"
+    )
+    args = ["evidence", str(tmp_path / "text.txt"), "--evidence", str(tmp_path / "evidence.jsonl")]
+    done = subprocess.run(
+        [sys.executable, "-c", blocked, *args, "--retriever", "minilm"],
+        capture_output=True, check=False,
+    )  # fmt: skip
+    line = one_line_refusal(done)
+    assert "pip install 'pyapp[embed]'" in line and "--retriever bm25" in line
+    fine = subprocess.run([sys.executable, "-c", blocked, *args], capture_output=True, check=False)
+    assert fine.returncode == 0, fine.stderr
+    assert json.loads(fine.stdout)["dense_retrieval"] is None
+
+
+def test_a_damaged_model_file_is_one_line_naming_its_sha256(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pyapp import embedder
+    from pyapp.cli import main
+
+    damaged = tmp_path / "model.onnx"
+    damaged.write_bytes(embedder.model_path().read_bytes()[:-1] + b"\0")
+    monkeypatch.setattr(embedder, "model_path", lambda: damaged)
+    (tmp_path / "text.txt").write_text(DENSE_TEXT, encoding="utf-8")
+    (tmp_path / "evidence.jsonl").write_text(DENSE_LINES, encoding="utf-8")
+    status = main(
+        ["evidence", str(tmp_path / "text.txt"), "--evidence", str(tmp_path / "evidence.jsonl"),
+         "--retriever", "minilm"]
+    )  # fmt: skip
+    out, err = capsys.readouterr()
+    assert status == 2 and out == ""
+    (line,) = err.splitlines()
+    assert "sha256" in line and "not the pinned 8199be6f" in line
+
+
+def test_the_sweep_adds_dense_columns_says_its_work_first_and_reuses_the_cache(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "text.txt").write_text(DENSE_TEXT, encoding="utf-8")
+    (tmp_path / "evidence.jsonl").write_text(DENSE_LINES, encoding="utf-8")
+    args = ["sweep", str(tmp_path / "text.txt"), "--size", "8", "--overlap", "2"]
+    evidence = ["--evidence", str(tmp_path / "evidence.jsonl"), "--cache", str(tmp_path / "c")]
+    line = one_line_refusal(pyapp(*args, "--retriever", "minilm"))
+    assert "--retriever minilm|both needs --evidence" in line
+    first = pyapp(*args, *evidence, "--retriever", "minilm")
+    assert first.returncode == 0, first.stderr
+    (said,) = first.stderr.decode().splitlines()
+    assert said.startswith("python -m pyapp sweep: ") and "(0 from the cache), about" in said
+    rows = json.loads(first.stdout)["rows"]
+    assert all({"dense_recall_at_k", "dense_iou"} <= set(row) for row in rows)
+    again = pyapp(*args, *evidence, "--retriever", "both")
+    assert b" 0 of " in again.stderr and again.stdout == first.stdout

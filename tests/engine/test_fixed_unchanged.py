@@ -25,15 +25,28 @@ ADDED = ("splitter", "overlap", "chunk_boundaries")
 
 def _without_text(doc: dict[str, Any]) -> dict[str, Any]:
     """An export or evidence document without the ``text`` that names its text (added
-    since: ``pyapp.chunks/4``, ``pyapp.evidence/2``) and without what the fifth chunk
-    export added (the fixed window named as the splitter, the overlap figures and each
-    boundary's), under its earlier schema."""
-    earlier = {"pyapp.chunks/5": "pyapp.chunks/3", "pyapp.evidence/2": "pyapp.evidence/1"}
+    since: ``pyapp.chunks/4``, ``pyapp.evidence/2``; the dense check, ``/3``) and
+    without what the fifth chunk export added (the fixed window named as the splitter,
+    the overlap figures and each boundary's), under its earlier schema."""
+    earlier = {"pyapp.chunks/5": "pyapp.chunks/3", "pyapp.evidence/3": "pyapp.evidence/1"}
     if doc["schema"] == "pyapp.chunks/5":
         assert doc["splitter"] == {"name": "fixed"}
+    if doc["schema"] == "pyapp.evidence/3":
+        doc = _without_dense(doc)
     out = {k: v for k, v in doc.items() if k != "text" and k not in ADDED}
     out["schema"] = earlier.get(out["schema"], out["schema"])
     return out
+
+
+def _without_dense(doc: dict[str, Any]) -> dict[str, Any]:
+    """A ``pyapp.evidence/3`` document of the BM25 check without what the dense check
+    added (``pyapp.evidence/3``): the retriever, the dense figures and the range
+    metrics, nothing else."""
+    assert doc.pop("retriever") == "bm25" and doc.pop("dense_retrieval") is None
+    doc["retrieval"].pop("range_metrics")
+    for item in doc["evidence"]:
+        assert item.pop("dense_retrieval") is None
+    return doc
 
 
 def _dumped(doc: dict[str, Any]) -> str:

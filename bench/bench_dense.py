@@ -1,0 +1,195 @@
+"""Dense retrieval benchmark (a script, not a test): all-MiniLM-L6-v2 over 1 MB.
+
+    python bench/bench_dense.py [--bytes N] [--no-page]
+
+Rows, natively and in the page, one run (run it once: 1 MB is about a thousand
+256-token chunks, a minute or more per side on a shared core):
+
+* **native throughput**: :func:`pyapp.core.dense.embed_texts` (ids, batches of one
+  length, onnxruntime, pooling, normalization) against a bare onnxruntime loop over
+  the same id batches in the same run (``session.run`` only): the ratio bare/ours
+  should be at least 0.8;
+* **native memory**: the process's peak RSS after embedding;
+* **page** (built ``dist/``, headless Chromium): the evidence panel with
+  ``retriever = minilm`` on the same text (token unit, bert-base-uncased, 254-token
+  chunks), first use (runtime and model load, reported apart) and chunks per second
+  against native; the longest main-thread task meanwhile (a PerformanceObserver);
+  the page's JS heap after (CDP ``Runtime.getHeapUsage``, the page only, not its workers);
+* **agreement**: every chunk's page vector (read back from the page's IndexedDB)
+  against the native one: the smallest cosine (should be at least 0.9999); and the
+  ranks: for each question, every pair of chunks whose native scores differ by more
+  than 1e-4 is in the same order in the page's scores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import functools
+import http.server
+import json
+import resource
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_engine import english  # noqa: E402
+from machine import machine  # noqa: E402
+
+from pyapp.core.dense import batches, cosine_scores, embed_texts, plan, text_key, unpack  # noqa: E402
+from pyapp.core.evidence_report import dense_texts  # noqa: E402
+from pyapp.core.params import parse_params  # noqa: E402
+from pyapp.embedder import open_embedder  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SIZE = 254  # word pieces per chunk: with [CLS] and [SEP], the model's 256
+QUESTIONS = ["Where is the evidence index?", "What does the retrieval budget hold?",
+             "How does the chunk overlap the window?"]  # fmt: skip
+
+
+def evidence_lines(text: str) -> str:
+    lines = []
+    for n, question in enumerate(QUESTIONS):
+        at = len(text) * (n + 1) // (len(QUESTIONS) + 1)
+        lines.append(
+            json.dumps({"id": f"q{n}", "start": at, "end": at + 120, "question": question})
+        )
+    return "\n".join(lines)
+
+
+def native_rows(text: str, lines: str, *, bare_loop: bool = True) -> dict[str, Any]:
+    params = parse_params(unit="token", encoding="bert-base-uncased", size=SIZE, overlap=0)
+    texts = dense_texts(text, params, jsonl=lines)
+    work = plan(texts)
+    embedder = open_embedder(threads=1)
+    began = time.perf_counter()
+    vectors = embed_texts(work, embedder)
+    ours = time.perf_counter() - began
+    session, np = embedder._session, embedder._np
+    began = time.perf_counter()
+    for batch in batches(work.missing) if bare_loop else []:
+        ids = np.array([work.missing[k] for k in batch], dtype=np.int64)
+        session.run(["last_hidden_state"], {"input_ids": ids, "attention_mask": np.ones_like(ids),
+                                           "token_type_ids": np.zeros_like(ids)})  # fmt: skip
+    bare = time.perf_counter() - began
+    return {
+        "texts": len(texts), "chunks": len(texts) - len(QUESTIONS), "ours_s": ours, "bare_s": bare,
+        "vectors": vectors, "texts_list": texts,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }  # fmt: skip
+
+
+def page_rows(text: str, lines: str) -> dict[str, Any]:
+    from playwright.sync_api import sync_playwright
+
+    import build
+
+    class Quiet(build.SiteHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            pass
+
+    handler = functools.partial(Quiet, directory=str(build.DIST))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    with sync_playwright() as p:
+        chromium = build.find_chromium() or "/usr/bin/chromium"
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        page = browser.new_page()
+        page.goto(url)
+        page.wait_for_selector('[data-testid="status"][data-state="ready"]', timeout=120_000)
+        page.get_by_test_id("text-input").fill(text, timeout=600_000)
+        page.get_by_test_id("unit-token").check()
+        page.get_by_test_id("encoding-select").select_option("bert-base-uncased")
+        page.get_by_test_id("size-input").fill(str(SIZE))
+        page.get_by_test_id("overlap-input").fill("0")
+        page.locator("summary", has_text="Open or paste JSON Lines").click()
+        page.get_by_test_id("evidence-jsonl").fill(lines)
+        page.get_by_test_id("evidence-paste-add").click()
+        page.wait_for_selector(
+            '[data-testid="evidence-panel"][data-state="ready"]', timeout=300_000
+        )
+        page.evaluate("""() => { window.__longest = 0; new PerformanceObserver((l) => {
+            for (const e of l.getEntries()) window.__longest = Math.max(window.__longest,
+              e.duration); }).observe({ type: "longtask", buffered: false }); }""")
+        began = time.perf_counter()
+        page.get_by_test_id("retriever").select_option("minilm")
+        page.wait_for_selector('[data-testid="dense-status"][data-embedded]', timeout=3_600_000)
+        wall = time.perf_counter() - began
+        status = page.get_by_test_id("dense-status")
+        load_ms = float(status.get_attribute("data-load-ms") or "nan")
+        longest = page.evaluate("() => window.__longest")
+        cdp = page.context.new_cdp_session(page)
+        heap = cdp.send("Runtime.getHeapUsage")["usedSize"] / 1e6
+        stored = page.evaluate("""() => new Promise((resolve) => {
+            const open = indexedDB.open("rag-overlap-dense");
+            open.onsuccess = () => { const out = {}; const tx = open.result.transaction("vectors");
+              const cursor = tx.objectStore("vectors").openCursor();
+              cursor.onsuccess = () => { const c = cursor.result;
+                if (c) { out[c.key] = c.value; c.continue(); } };
+              tx.oncomplete = () => resolve(out); }; })""")
+        browser.close()
+    server.shutdown()
+    vectors = {k.split(":", 1)[1]: unpack(base64.b64decode(v)) for k, v in stored.items()}
+    return {"wall_s": wall, "load_ms": load_ms, "longest_task_ms": longest, "heap_mb": heap,
+            "vectors": vectors}  # fmt: skip
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--bytes", type=int, default=1_000_000)
+    parser.add_argument("--no-page", action="store_true")
+    parser.add_argument("--no-bare", action="store_true", help="skip the bare onnxruntime loop")
+    args = parser.parse_args()
+    text = english(args.bytes)
+    lines = evidence_lines(text)
+    print(f"# dense retrieval, {args.bytes:,} bytes, {machine()}")
+    native = native_rows(text, lines, bare_loop=not args.no_bare)
+    n = native["texts"]
+    print(f"native: {n:,} texts ({native['chunks']:,} chunks) in {native['ours_s']:.1f} s"
+          f" = {n / native['ours_s']:.1f} texts/s;"
+          f" bare onnxruntime loop {native['bare_s']:.1f} s;"
+          f" ratio bare/ours {native['bare_s'] / native['ours_s']:.3f}"
+          " (target >= 0.8)")  # fmt: skip
+    print(f"native: peak RSS {native['peak_rss_mb']:.0f} MB after embedding")
+    if args.no_page:
+        return 0
+    page = page_rows(text, lines)
+    embed_s = page["wall_s"] - page["load_ms"] / 1000
+    print(f"page: first use {page['wall_s']:.1f} s, of which loading runtime and model"
+          f" {page['load_ms'] / 1000:.1f} s; embedding {n / embed_s:.1f} texts/s ="
+          f" {native['ours_s'] / embed_s:.2f}x native; longest main-thread task"
+          f" {page['longest_task_ms']:.0f} ms; page JS heap {page['heap_mb']:.0f} MB")  # fmt: skip
+    ours, theirs = native["vectors"], page["vectors"]
+    keys = [text_key(t) for t in native["texts_list"]]
+    missing = [k for k in keys if k not in theirs]
+    cosines = [
+        sum(a * b for a, b in zip(ours[k], theirs[k], strict=True)) for k in keys if k in theirs
+    ]
+    print(f"agreement: {len(cosines):,} vectors compared ({len(missing)} missing in the page);"
+          f" smallest cosine {min(cosines):.7f} (target >= 0.9999)")  # fmt: skip
+    chunk_keys = keys[: native["chunks"]]
+    flipped = pairs = 0
+    for question in QUESTIONS:
+        q = text_key(question)
+        a = cosine_scores(ours[q], [ours[k] for k in chunk_keys])
+        b = cosine_scores(theirs[q], [theirs[k] for k in chunk_keys])
+        order = sorted(range(len(a)), key=lambda i: -a[i])
+        for i, j in zip(order, order[1:], strict=False):
+            if a[i] - a[j] > 1e-4:
+                pairs += 1
+                flipped += b[i] < b[j]
+    print(
+        f"agreement: {pairs:,} neighbouring pairs with native scores > 1e-4 apart,"
+        f" {flipped} in another order in the page"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

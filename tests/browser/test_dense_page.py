@@ -1,0 +1,172 @@
+"""Dense retrieval in the page as a person uses it: choose all-MiniLM-L6-v2 for
+passages with questions, watch the model load and the texts embed, read the figures
+(the command line's, to the digit), download the report (the command line's, byte for
+byte), and reload: this browser's cache answers with no model call.
+
+One visit and its reload: the model loads once (about 37 MB from the site)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import WAIT_MS, configure, expect_figure
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+TEXT = (
+    "The harbour opened in 1820. Ships brought tea and cloth from the east.\n"
+    "A fire burned the customs house in 1901; it was rebuilt in stone.\n"
+    "Today the harbour serves ferries and a small fishing fleet."
+)
+LINES = [
+    {"id": "fire", "quote": "A fire burned the customs house",
+     "question": "What happened to the customs house?"},
+    {"id": "now", "quote": "serves ferries", "question": "What uses the harbour now?"},
+]  # fmt: skip
+MODEL_LOAD_MS = 120_000  # first use: ONNX Runtime Web and the model, on a shared machine
+
+
+def cli(tmp_path: Path, *flags: str) -> dict[str, Any]:
+    text = tmp_path / "text.txt"
+    text.write_text(TEXT, encoding="utf-8")
+    evidence = tmp_path / "cli.jsonl"
+    evidence.write_text("\n".join(json.dumps(line) for line in LINES), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pyapp", "evidence", str(text), "--evidence", str(evidence),
+         "--unit", "word", "--size", "8", "--overlap", "2", "--top-k", "2", *flags],
+        capture_output=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr.decode()
+    return {"bytes": done.stdout, "doc": json.loads(done.stdout)}
+
+
+def load_passages(page: Any, tmp_path: Path) -> None:
+    configure(page, text=TEXT, unit="word", size=8, overlap=2)
+    expect_figure(page, "summary-chunks", "6", "6")
+    budget = page.locator("#budget-panel > details:has(> summary h2)")
+    if budget.count() == 1 and budget.get_attribute("open") is None:
+        budget.locator("> summary").click()
+    page.get_by_test_id("budget-top-k").fill("2")
+    source = tmp_path / "evidence.jsonl"
+    source.write_text("\n".join(json.dumps(line) for line in LINES) + "\n", encoding="utf-8")
+    page.locator("summary", has_text="Open or paste JSON Lines").click()
+    page.get_by_test_id("evidence-file").set_input_files(str(source))
+    panel = page.get_by_test_id("evidence-panel")
+    expect(panel).to_have_attribute("data-state", "ready", timeout=WAIT_MS)
+    expect(page.get_by_test_id("evidence-item")).to_have_count(2, timeout=WAIT_MS)
+
+
+def test_minilm_loads_on_first_use_matches_the_cli_and_the_cache_answers_after_a_reload(
+    app: Any, tmp_path: Path
+) -> None:
+    load_passages(app, tmp_path)
+    expect(app.get_by_test_id("dense-offline")).to_have_attribute("data-value", "no")
+    expect(app.get_by_test_id("dense-progress")).to_be_hidden()
+    # Every stage the progress shows, as it shows it.
+    app.get_by_test_id("dense-progress").evaluate(
+        """(el) => { el.dataset.seen = "";
+           new MutationObserver(() => { const s = el.dataset.stage;
+             if (s && !el.dataset.seen.split(" ").includes(s)) el.dataset.seen += " " + s; })
+           .observe(el, { attributes: true, attributeFilter: ["data-stage"] }); }"""
+    )
+    app.get_by_test_id("retriever").select_option("minilm")
+    status = app.get_by_test_id("dense-status")
+    expect(status).to_have_attribute("data-embedded", "8", timeout=MODEL_LOAD_MS)
+    seen = app.get_by_test_id("dense-progress").get_attribute("data-seen").split()
+    assert {"runtime", "model", "session", "embed"} <= set(seen), seen
+    expect(app.get_by_test_id("dense-progress-text")).to_contain_text("Embedded 8 of 8 texts")
+    expect(status).to_have_attribute("data-cached", "0")
+
+    native = cli(tmp_path, "--retriever", "minilm")
+    dense = native["doc"]["dense_retrieval"]
+    expect(app.get_by_test_id("dense-recall")).to_have_attribute(
+        "data-value", str(dense["recall_at_k"]), timeout=WAIT_MS
+    )
+    for metric, testid in (("recall", "recall"), ("precision", "precision"), ("iou", "iou"),
+                           ("precision_omega", "precision-omega")):  # fmt: skip
+        cell = app.get_by_test_id(f"range-minilm-{testid}")
+        assert float(cell.get_attribute("data-value")) == dense["range_metrics"][metric]["mean"]
+        assert float(cell.get_attribute("data-std")) == dense["range_metrics"][metric]["std"]
+    ranks = app.get_by_test_id("evidence-dense-rank").evaluate_all(
+        "els => els.map((e) => [e.dataset.rankWhole, e.dataset.rankTouching])"
+    )
+    assert ranks == [
+        [str(i["dense_retrieval"]["rank_whole"] or ""), str(i["dense_retrieval"]["rank_touching"])]
+        for i in native["doc"]["evidence"]
+    ]
+    assert app.get_by_test_id("range-bm25-iou").count() == 0  # BM25 was not asked for
+
+    with app.expect_download() as reported:
+        app.get_by_test_id("evidence-download").click()
+    assert Path(reported.value.path()).read_bytes() == native["bytes"]
+
+    # Both side by side: BM25's figures beside the dense ones, nothing embedded again.
+    app.get_by_test_id("retriever").select_option("both")
+    expect(app.get_by_test_id("range-bm25-iou")).to_have_count(1, timeout=WAIT_MS)
+    expect(status).to_have_attribute("data-cached", "8")
+    both = cli(tmp_path, "--retriever", "both")["doc"]
+    bm25_iou = app.get_by_test_id("range-bm25-iou").get_attribute("data-value")
+    assert float(bm25_iou) == both["retrieval"]["range_metrics"]["iou"]["mean"]
+
+    # After a reload the cache answers: the model is never loaded, nothing is embedded.
+    app.reload()
+    load_passages(app, tmp_path)
+    app.get_by_test_id("retriever").select_option("minilm")
+    expect(status).to_have_attribute("data-cached", "8", timeout=WAIT_MS)
+    expect(status).to_have_attribute("data-embedded", "0")
+    expect(status).to_have_attribute("data-calls", "0")
+    expect(app.get_by_test_id("dense-recall")).to_have_attribute(
+        "data-value", str(dense["recall_at_k"])
+    )
+
+
+def test_the_sweep_says_its_work_first_can_be_cancelled_and_adds_the_clis_dense_columns(
+    app: Any, tmp_path: Path
+) -> None:
+    load_passages(app, tmp_path)
+    fold = app.get_by_test_id("sweep-fold")
+    if fold.get_attribute("open") is None:
+        fold.locator("> summary").click()
+    box = app.get_by_test_id("sweep-dense")
+    expect(box).to_be_visible(timeout=WAIT_MS)
+    app.get_by_test_id("sweep-dense-plan").click()
+    note = app.get_by_test_id("sweep-dense-note")
+    expect(note).to_contain_text("texts (every setting's chunks and the questions) to embed")
+    expect(note).to_contain_text("about")
+    planned = int(box.get_attribute("data-embed"))
+    assert planned > 8  # more settings than one: more chunks than the evidence check's
+    # Cancelled while the model loads: nothing is embedded, and it says so.
+    app.get_by_test_id("sweep-dense-run").click()
+    app.get_by_test_id("sweep-dense-cancel").click()
+    expect(box).to_have_attribute("data-stage", "cancelled", timeout=MODEL_LOAD_MS)
+    expect(note).to_contain_text("Cancelled")
+    # Asked again: it runs to the end, and the rows carry the command line's figures.
+    app.get_by_test_id("sweep-dense-plan").click()
+    app.get_by_test_id("sweep-dense-run").click()
+    expect(box).to_have_attribute("data-embedded", str(planned), timeout=MODEL_LOAD_MS)
+    cells = app.locator('[data-testid="sweep-table"] td[data-key="dense_recall_at_k"]')
+    expect(cells.first).to_be_attached(timeout=WAIT_MS)
+    shown = cells.evaluate_all("els => els.map((e) => Number(e.dataset.value))")
+    text = tmp_path / "text.txt"
+    evidence = tmp_path / "cli.jsonl"
+    evidence.write_text("\n".join(json.dumps(line) for line in LINES), encoding="utf-8")
+    text.write_text(TEXT, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pyapp", "sweep", str(text), "--evidence", str(evidence),
+         "--unit", "word", "--size", "8", "--overlap", "2", "--top-k", "2",
+         "--retriever", "minilm"],
+        capture_output=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr.decode()
+    rows = json.loads(done.stdout)["rows"]
+    assert shown == [row["dense_recall_at_k"] for row in rows]
+    ious = app.locator('[data-testid="sweep-table"] td[data-key="dense_iou"]').evaluate_all(
+        "els => els.map((e) => Number(e.dataset.value))"
+    )
+    assert ious == [row["dense_iou"] for row in rows]
