@@ -16,7 +16,7 @@ from ..figures import number
 from .bm25 import K1, B
 from .evidence import jsonl
 from .evidence_report import EvidenceReport, ItemResult, QuestionResult
-from .export import cap_json
+from .export import cap_json, download_name
 
 __all__ = ["SCHEMA", "document", "dumps", "evidence_jsonl", "export_filename", "item_json"]
 
@@ -111,10 +111,9 @@ def dumps(report: EvidenceReport) -> str:
     return json.dumps(document(report), ensure_ascii=False, indent=2) + "\n"
 
 
-def export_filename(report: EvidenceReport) -> str:
-    """``evidence-<unit>-<size>-<overlap>.json`` (overlap in whole units)."""
-    p = report.params
-    return f"evidence-{p.unit}-{p.size}-{p.overlap}.json"
+def export_filename(report: EvidenceReport, document: str | None = None) -> str:
+    """The evidence download's name (see :func:`pyapp.core.export.download_name`)."""
+    return download_name("evidence", report.params, document)
 
 
 def evidence_jsonl(report: EvidenceReport) -> str:
