@@ -161,9 +161,14 @@ def _op_segments(request: JSON) -> JSON:
 def _op_cards(request: JSON) -> JSON:
     """Chunk cards ``[from, to)``, for a result whose caps are lifted."""
     start = _offset(request, "from", 0)
-    return cards_view(
-        _text(request), _params(request), first=start, stop=_offset(request, "to", start)
-    )
+    stop = _offset(request, "to", start)
+    if stop < start:
+        raise InputError(
+            "to",
+            f"to ({stop:,}) is less than from ({start:,}): ask for the cards [from, to),"
+            " with to at least from",
+        )
+    return cards_view(_text(request), _params(request), first=start, stop=stop)
 
 
 def _op_text(request: JSON) -> JSON:

@@ -218,7 +218,7 @@ def test_export_returns_the_cli_text_and_a_filename_carrying_the_parameters() ->
     result = call(op="export", text=TEN_WORDS, unit="word", size=4, overlap="25%")["result"]
     assert result["filename"] == "chunks-word-4-1.json"
     doc = json.loads(result["json"])
-    assert doc["schema"] == "pyapp.chunks/3"
+    assert doc["schema"] == "pyapp.chunks/4"
     assert result["json"].endswith("}\n")
 
 
