@@ -1083,8 +1083,19 @@ def bench(bench_args: list[str]) -> int:
     env = {**os.environ, "CHROMIUM": chromium}
     command = [str(venv_python()), str(ROOT / "bench" / "bench_site.py"), *bench_args]
     status = subprocess.run(command, cwd=ROOT, env=env).returncode
-    if status or "--no-write" in bench_args:
+    if status:
         return status
+    write = "--no-write" not in bench_args
+    if "--section" not in bench_args:
+        # The pure tokenizer natively against the reference libraries (its own section).
+        tokenizers = [str(venv_python()), str(ROOT / "bench" / "bench_tokenizers.py")]
+        if write:
+            tokenizers.append("--write")
+        status = subprocess.run(tokenizers, cwd=ROOT, env=env).returncode
+        if status:
+            return status
+    if not write:
+        return 0
     # Evidence at scale (many quotes and questions), natively: its own section.
     evidence = [str(venv_python()), str(ROOT / "bench" / "bench_evidence.py"), "--write"]
     return subprocess.run(evidence, cwd=ROOT, env=env).returncode

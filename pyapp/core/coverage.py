@@ -56,11 +56,11 @@ does not necessarily keep them whole too: the windows move.
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .units import Chars, Segmentation, Tokens, Words, byte_offsets
+from .unit_ranges import unit_ranges
+from .units import Segmentation
 from .windows import window_count
 
 __all__ = [
@@ -90,27 +90,7 @@ class ItemUnits:
 def item_units(text: str, seg: Segmentation, intervals: Sequence[tuple[int, int]]) -> ItemUnits:
     """Map code-point intervals ``[start, end)`` (non-empty, inside ``text``, not only
     whitespace) to the units they touch, by the rule in the module docstring."""
-    first: list[int]
-    last: list[int]
-    if isinstance(seg, Chars):
-        first = [start for start, _ in intervals]
-        last = [end - 1 for _, end in intervals]
-    elif isinstance(seg, Words):
-        starts, ends = seg.bounds(seg.count)
-        first = [bisect_right(ends, start) for start, _ in intervals]
-        last = [bisect_left(starts, end) - 1 for _, end in intervals]
-    elif isinstance(seg, Tokens):
-        edges = sorted({o for interval in intervals for o in interval})
-        byte_of = dict(zip(edges, byte_offsets(text, edges), strict=True))
-        token_starts, token_ends = seg.byte_starts(), seg.byte_ends()
-        first = [bisect_right(token_ends, byte_of[start]) for start, _ in intervals]
-        last = [bisect_left(token_starts, byte_of[end]) - 1 for _, end in intervals]
-    else:  # any other segmentation: from each unit's code points
-        spans = [seg.char_span(i, i + 1) for i in range(seg.count)]
-        unit_starts = [s for s, _ in spans]
-        unit_ends = [e for _, e in spans]
-        first = [bisect_right(unit_ends, start) for start, _ in intervals]
-        last = [bisect_left(unit_starts, end) - 1 for _, end in intervals]
+    first, last = unit_ranges(text, seg, intervals, rule="touched")
     return ItemUnits(first, last, seg.count)
 
 

@@ -38,12 +38,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from .cache import per_text
-from .units import Chars, Segmentation, Tokens, Words, byte_offsets
+from .unit_ranges import unit_ranges
+from .units import Segmentation
 from .windows import window_count
 
 __all__ = ["Boundaries", "SentenceUnits", "split_sentences"]
@@ -124,27 +124,6 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _word_indexes(text: str, edges: Sequence[int]) -> list[int]:
-    """For sorted offsets of visible characters: the index of the word holding each.
-
-    Counts the words starting in each gap ``(previous, edge]`` with ``str.split``;
-    ``text[previous]`` is visible, so the first piece of the gap continues a word
-    already counted.
-
-    >>> _word_indexes("ab cd  ef", [0, 1, 3, 8])
-    [0, 0, 1, 2]
-    """
-    out: list[int] = []
-    words = 0
-    previous = -1
-    for edge in edges:
-        piece = text[previous + 1 : edge + 1] if previous < 0 else text[previous : edge + 1]
-        words += len(piece.split()) - (0 if previous < 0 else 1)
-        out.append(words - 1)
-        previous = edge
-    return out
-
-
 @dataclass(frozen=True, slots=True)
 class SentenceUnits:
     """Each sentence as the units it needs: ``first`` (the last unit starting at or
@@ -174,35 +153,8 @@ class SentenceUnits:
     @classmethod
     def of(cls, text: str, units: Segmentation) -> SentenceUnits:
         sentences = _split_sentences_cached(text)
-        count = units.count
-        first: list[int]
-        last: list[int]
-        if isinstance(units, Chars):
-            first = [a for a, _ in sentences]
-            last = [b - 1 for _, b in sentences]
-        elif isinstance(units, Tokens):
-            # Char offsets of tokens are widened to whole characters, so compare in
-            # bytes: a token starts at or before char a when its first byte is before
-            # char a + 1, and reaches char b - 1 when it holds that char's first byte.
-            starts = units.byte_starts()
-            edges = sorted({a + 1 for a, _ in sentences} | {b - 1 for _, b in sentences})
-            byte_of = dict(zip(edges, byte_offsets(text, edges), strict=True))
-            first = [bisect_left(starts, byte_of[a + 1]) - 1 for a, _ in sentences]
-            last = [bisect_right(starts, byte_of[b - 1]) - 1 for _, b in sentences]
-        elif isinstance(units, Words):
-            # Sentence edges are visible characters, each inside a word: that word's
-            # index is the number of words starting at or before the edge, minus one.
-            edges = sorted({a for a, _ in sentences} | {b - 1 for _, b in sentences})
-            index_of = dict(zip(edges, _word_indexes(text, edges), strict=True))
-            first = [index_of[a] for a, _ in sentences]
-            last = [index_of[b - 1] for _, b in sentences]
-        else:
-            spans = [units.char_span(i, i + 1) for i in range(count)]
-            unit_starts = [s for s, _ in spans]
-            unit_ends = [e for _, e in spans]
-            first = [bisect_right(unit_starts, a) - 1 for a, _ in sentences]
-            last = [bisect_left(unit_ends, b) for _, b in sentences]
-        return cls(sentences, first, last, count)
+        first, last = unit_ranges(text, units, sentences, rule="held")
+        return cls(sentences, first, last, units.count)
 
     def cut(self, *, size: int, overlap: int) -> list[tuple[int, int]]:
         """Spans of the sentences no window of ``size`` and ``overlap`` holds whole.

