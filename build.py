@@ -1226,12 +1226,15 @@ def bench(bench_args: list[str]) -> int:
 # ---- command line -------------------------------------------------------------
 
 
-def main(argv: list[str]) -> int:
+def make_parser() -> argparse.ArgumentParser:
+    """The command line's parser (the README documents each of its options)."""
     parser = argparse.ArgumentParser(prog="python build.py", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command")
     commands.add_parser("build", help="build the site into dist/ (the default)")
     serve_parser = commands.add_parser("serve", help="build if needed and serve dist/")
-    serve_parser.add_argument("--port", type=int, default=8000)
+    serve_parser.add_argument(
+        "--port", type=int, default=8000, help="the port on 127.0.0.1 (default 8000)"
+    )
     commands.add_parser(
         "test", help="lint, type-check and run every test (extra args go to pytest)"
     )
@@ -1240,6 +1243,11 @@ def main(argv: list[str]) -> int:
         "vocab",
         help="fetch the vocabularies and the model into pyapp/ (before `pip install .`)",
     )
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    parser = make_parser()
     args, rest = parser.parse_known_args(argv)
     if rest and args.command not in {"test", "bench"}:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")

@@ -114,3 +114,24 @@ def test_the_runtime_and_the_model_are_kept_on_first_use_not_precached(tmp_path:
     lazy = {name for name, _ in site["lazy"]}
     assert lazy == set(lazy_files)
     assert precached == {"./", "index.html", "static/app.js"}
+
+
+def test_the_readme_documents_every_option_of_every_build_command() -> None:
+    """A user finds `serve --port` (and any later option) in the README, written as typed."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    parser = build.make_parser()
+    commands = next(
+        action
+        for action in parser._actions
+        if isinstance(action, build.argparse._SubParsersAction)  # noqa: SLF001
+    )
+    options = [
+        f"python build.py {name} {option}"
+        for name, sub in commands.choices.items()
+        for action in sub._actions
+        for option in action.option_strings
+        if option.startswith("--") and option != "--help"
+    ]
+    assert "python build.py serve --port" in options
+    missing = [option for option in options if option not in readme]
+    assert not missing, f"the README never mentions: {missing}"

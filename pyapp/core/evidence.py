@@ -31,6 +31,9 @@ still count. The problems, each the first one found on its line:
 * ``quote`` given with ``start`` and ``end`` that does not match ``text[start:end]``
   (both may be given: the offsets are used and the quote checks them);
 * an interval that holds only whitespace: it is no passage, and no word holds it;
+* the same interval with the same question (or both with none) as an earlier line:
+  it would count twice in every figure (the same passage for another question is
+  another item);
 * a ``question`` that is not a string (an empty one, or ``null``, means none).
 
 The whole input is refused (an :class:`~pyapp.errors.InputError` on field
@@ -327,6 +330,9 @@ def _parse(text: str, lines: Sequence[tuple[int, str]], noun: str) -> Evidence:
     items: list[EvidenceItem] = []
     errors: list[LineError] = []
     seen: dict[str, int] = {}
+    #: (start, end, question) -> the line that has it: the same passage for the same
+    #: question twice would count twice in every coverage and recall figure.
+    passages: dict[tuple[int, int, str | None], int] = {}
     text_lines = 0
     loaded = [_load(raw) for _, raw in lines]
     # Every quote is searched for at once: one pass over the text, not one per quote.
@@ -357,11 +363,19 @@ def _parse(text: str, lines: Sequence[tuple[int, str]], noun: str) -> Evidence:
             if text[start:end].isspace():
                 raise _Bad(f"[{start:,}, {end:,}) holds only whitespace: evidence needs some text")
             question = _question(obj.get("question"))
+            same = passages.get((start, end, question))
+            if same is not None:
+                asked = "with the same question" if question is not None else "with no question"
+                raise _Bad(
+                    f"the passage [{start:,}, {end:,}) is already on {noun} {same} {asked}:"
+                    " it counts once, so remove one of them"
+                )
         except _Bad as bad:
             misfit = bad.kind if isinstance(bad, _Misfit) else None
             errors.append(LineError(line=number, id=item_id, message=str(bad), misfit=misfit))
             continue
         seen[key] = number
+        passages[(start, end, question)] = number
         items.append(EvidenceItem(line=number, id=item_id, start=start, end=end, question=question))
     if len(lines) - text_lines > MAX_EVIDENCE_ITEMS:
         raise _too_many(len(lines) - text_lines, noun)

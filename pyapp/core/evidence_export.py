@@ -18,7 +18,7 @@ from ..weights import EMBEDDING_MODEL
 from .bm25 import K1, B
 from .evidence import jsonl
 from .evidence_report import EvidenceReport, ItemResult, QuestionResult, Retrieval
-from .export import cap_json, splitter_json
+from .export import cap_json, download_name, splitter_json
 from .range_metrics import RangeMetrics
 
 __all__ = ["SCHEMA", "document", "dumps", "evidence_jsonl", "export_filename", "item_json"]
@@ -175,10 +175,9 @@ def dumps(report: EvidenceReport) -> str:
     return json.dumps(document(report), ensure_ascii=False, indent=2) + "\n"
 
 
-def export_filename(report: EvidenceReport) -> str:
-    """``evidence-<unit>-<size>-<overlap>.json`` (overlap in whole units)."""
-    p = report.params
-    return f"evidence-{p.unit}-{p.size}-{p.overlap}.json"
+def export_filename(report: EvidenceReport, document: str | None = None) -> str:
+    """The evidence download's name (see :func:`pyapp.core.export.download_name`)."""
+    return download_name("evidence", report.params, document)
 
 
 def evidence_jsonl(report: EvidenceReport) -> str:

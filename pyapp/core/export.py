@@ -10,6 +10,7 @@ gives the same bytes natively and in the browser.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Final
 
 from ..figures import number
@@ -26,9 +27,11 @@ __all__ = [
     "cap_json",
     "chunk_json",
     "document",
+    "download_name",
     "dumps",
     "export_filename",
     "overlap_json",
+    "name_stem",
     "params_json",
     "splitter_json",
     "summary_json",
@@ -246,9 +249,50 @@ def _write(value: Any, newline: str, out: list[str]) -> None:
         raise TypeError(f"{type(value).__name__} is not a JSON value of the export")
 
 
-def export_filename(report: Report) -> str:
-    """``chunks-<unit>-<size>-<overlap>.json`` (overlap in whole units), with
-    ``-recursive`` after ``chunks`` for the recursive splitter."""
-    p = report.params
-    splitter = "" if p.splitter == "fixed" else f"-{p.splitter}"
-    return f"chunks{splitter}-{p.unit}-{p.size}-{p.overlap}.json"
+#: The longest stem a document's name gives a download (in characters).
+NAME_STEM_MAX: Final = 60
+
+
+def name_stem(document: str | None) -> str | None:
+    """The part of a file's name a download keeps: no folder, no last extension,
+    each run of characters a file system may refuse (or a shell trips on) as one
+    ``_``, at most :data:`NAME_STEM_MAX` characters; ``None`` when nothing is left.
+
+    >>> name_stem("notes/Q3 report.final.md"), name_stem("débat.txt"), name_stem(".env")
+    ('Q3_report.final', 'débat', 'env')
+    >>> name_stem("..."), name_stem(None)
+    (None, None)
+    """
+    if document is None:
+        return None
+    base = re.split(r"[\\/]", document)[-1]
+    stem = base.rsplit(".", 1)[0] if "." in base.lstrip(".") else base
+    stem = re.sub(r"[^\w.-]+", "_", stem).strip("._-")[:NAME_STEM_MAX].strip("._-")
+    return stem or None
+
+
+def download_name(kind: str, params: Params, document: str | None = None) -> str:
+    """``[<document>-]<kind>-[recursive-]<unit or encoding>-<size>-<overlap>.json``: the name a
+    download carries, so two downloads of the same text with different settings,
+    or of two files, never take each other's name (overlap in whole units).
+
+    >>> from pyapp.core.params import parse_params
+    >>> p = parse_params(unit="token", encoding="o200k_base", size=512, overlap=64)
+    >>> download_name("chunks", p, "report.txt"), download_name("chunks", p)
+    ('report-o200k_base-512-64.json', 'chunks-o200k_base-512-64.json')
+    >>> download_name("evidence", parse_params(size=40, overlap=8), "notes.md")
+    'notes-evidence-word-40-8.json'
+    """
+    stem = name_stem(document)
+    measure = params.encoding if params.unit == "token" else params.unit
+    if params.splitter != "fixed":
+        measure = f"{params.splitter}-{measure}"
+    settings = f"{measure}-{params.size}-{params.overlap}.json"
+    if stem is None:
+        return f"{kind}-{settings}"
+    return f"{stem}-{settings}" if kind == "chunks" else f"{stem}-{kind}-{settings}"
+
+
+def export_filename(report: Report, document: str | None = None) -> str:
+    """The chunks download's name (see :func:`download_name`)."""
+    return download_name("chunks", report.params, document)

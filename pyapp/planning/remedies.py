@@ -32,7 +32,7 @@ from ..core.params import Params
 from ..core.windows import processed_units, window_count
 from ..facts import MAX_CHUNKS, MAX_PROCESSED_UNITS
 
-__all__ = ["remedies", "with_remedies"]
+__all__ = ["caps_over", "remedies", "with_remedies"]
 
 
 def _fits(units: int, *, size: int, overlap: int) -> bool:
@@ -77,14 +77,41 @@ def remedies(units: int, *, size: int, overlap: int) -> dict[str, Any]:
     }
 
 
+def caps_over(units: int, *, size: int, overlap: int) -> list[str]:
+    """Every cap ``units`` at ``size``/``overlap`` is over, in the order the export
+    names the first (``cap``): a text over 200,000 units is over the processed-units
+    cap at any size, and at a small size over the chunk cap as well.
+
+    >>> caps_over(300, size=1, overlap=0), caps_over(200_001, size=500, overlap=0)
+    (['chunks'], ['chunks', 'processed_units'])
+    """
+    return [
+        name
+        for name, over in (
+            ("chunks", window_count(units, size=size, overlap=overlap) > MAX_CHUNKS),
+            (
+                "processed_units",
+                processed_units(units, size=size, overlap=overlap) > MAX_PROCESSED_UNITS,
+            ),
+        )
+        if over
+    ]
+
+
 def with_remedies(
     capped: dict[str, Any] | None, units: int, params: Params
 ) -> dict[str, Any] | None:
-    """The view's ``capped``: the export's, plus ``remedies`` when a cap was hit (``None``
-    for a splitter without closed forms: what size would do is not arithmetic there,
-    and the page then names the general ways out)."""
+    """The view's ``capped``: the export's, plus ``over`` (every cap hit, for the
+    notice's title) and ``remedies`` when a cap was hit (``None`` for a splitter
+    without closed forms: what size would do is not arithmetic there, and the page
+    then names the general ways out)."""
     if capped is None:
         return None
+    size, overlap = params.size, params.overlap
     if params.splitter != "fixed":
-        return {**capped, "remedies": None}
-    return {**capped, "remedies": remedies(units, size=params.size, overlap=params.overlap)}
+        return {**capped, "over": [capped["cap"]], "remedies": None}
+    return {
+        **capped,
+        "over": caps_over(units, size=size, overlap=overlap),
+        "remedies": remedies(units, size=size, overlap=overlap),
+    }

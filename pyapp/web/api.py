@@ -240,9 +240,20 @@ def _op_text(request: JSON) -> JSON:
     return {"ref": ref, "chars": len(text)}
 
 
+def _document_name(request: JSON) -> str | None:
+    """``document_name``: the name of the file the text was opened from (the
+    downloads carry it), or ``null`` for a pasted text."""
+    name = request.get("document_name")
+    if name is not None and not isinstance(name, str):
+        raise InputError(
+            "document_name", f"document_name must be a file's name or null, got {quote(name)}"
+        )
+    return name
+
+
 def _op_export(request: JSON) -> JSON:
     report = chunk_text(_text(request), _params(request))
-    return {"filename": export_filename(report), "json": dumps(report)}
+    return {"filename": export_filename(report, _document_name(request)), "json": dumps(report)}
 
 
 def _evidence_fields(request: JSON) -> tuple[str | None, object]:
@@ -377,7 +388,7 @@ def _op_evidence(request: JSON) -> JSON:
     report = _evidence_report(request)
     if export:
         return {
-            "filename": evidence_filename(report),
+            "filename": evidence_filename(report, _document_name(request)),
             "json": evidence_dumps(report),
             "jsonl": evidence_jsonl(report),
         }

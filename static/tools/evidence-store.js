@@ -148,6 +148,13 @@ export class EvidenceList {
     return this.items.some((item) => idKey(item.id) === key);
   }
 
+  /** The item already holding `[start, end)` for the same question (none and "" alike), or null:
+   * the engine refuses such a second item, so the page does not add it. */
+  sameAs({ start, end, question }) {
+    const asked = question || null;
+    return this.items.find((item) => item.start === start && item.end === end && (item.question || null) === asked) || null;
+  }
+
   /** The next free id of the form e1, e2, ... */
   freshId() {
     const used = new Set(this.items.map((item) => idKey(item.id)));

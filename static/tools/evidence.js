@@ -114,7 +114,7 @@ function chunkWords(indices) {
  *   `topK` is the budget panel's top-k field (its value is k; empty: the default);
  *   `goTo` shows a chunk's card; `apply` puts an overlap (whole units) into the main view.
  */
-export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.value, fromBox = (at) => at, chunkList, topK, goTo, apply }) {
+export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.value, fromBox = (at) => at, chunkList, topK, goTo, apply, documentName = () => null }) {
   const $ = (testid) => panel.querySelector(`[data-testid="${testid}"]`);
   const ui = {
     question: $("evidence-question"),
@@ -661,8 +661,13 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
       return;
     }
     followBox();
-    const id = list.freshId();
     const question = ui.question.value.trim() || null;
+    const same = list.sameAs({ start: chosen.start, end: chosen.end, question });
+    if (same !== null) {
+      say(ui.addNote, `That passage is already in the list as ${same.id}, ${question ? "with the same question" : "with no question"}: it is not added twice.`, "warning");
+      return;
+    }
+    const id = list.freshId();
     list.add([{ id, start: chosen.start, end: chosen.end, question }]);
     ui.question.value = "";
     say(ui.addNote, `Added ${id}${question ? ", with its question" : ""}.`, "done");
@@ -698,7 +703,10 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
       const fresh = [];
       const seen = new Set(list.items.map((item) => idKey(item.id)));
       for (const item of evidence) {
-        if (seen.has(idKey(item.id))) {
+        const same = list.sameAs(item);
+        if (same !== null) {
+          problems.push({ line: item.line, id: item.id, message: `the passage [${fmt.integer(item.start)}, ${fmt.integer(item.end)}) is already in the list as ${same.id} ${item.question ? "with the same question" : "with no question"}: it is not added twice` });
+        } else if (seen.has(idKey(item.id))) {
           problems.push({ line: item.line, id: item.id, message: `the id ${JSON.stringify(item.id)} is already in the list: remove that passage first, or give this line another id` });
         } else if (list.items.length + fresh.length >= MAX_ITEMS) {
           problems.push({ line: item.line, id: item.id, message: `the list is full (${fmt.integer(MAX_ITEMS)} passages, the most one check takes)` });
@@ -740,7 +748,7 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
 
   async function exportFile(which) {
     if (!shown) return;
-    const response = await call(PURPOSE["evidence-export"], { ...shown.request, export: true });
+    const response = await call(PURPOSE["evidence-export"], { ...shown.request, export: true, document_name: documentName() });
     if (response === null) return;
     if (!response.ok) {
       ui.error.textContent = response.error.message;

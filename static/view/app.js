@@ -37,6 +37,10 @@ import { TextStore } from "./text-store.js";
 // so fast typing costs at most the one computation already running.
 const DEBOUNCE_MS = 150;
 const FIELD_DELAY_MS = 0;
+// A refusal that lands while a number is being typed in a setting waits for a pause
+// this long (or for the field to be left): "5" on the way to "512" is not an error.
+// The last good result stays on screen meanwhile.
+const TYPING_PAUSE_MS = 1000;
 
 const EXAMPLE_TEXT = "one two three four five six seven eight nine ten";
 const OVERLAP_HINT = "How much of each chunk repeats the end of the one before.";
@@ -240,6 +244,7 @@ async function compute() {
   const response = await ask(PURPOSE.view, request);
   if (response === null || seq !== viewSeq) return; // a newer edit is on its way
   if (response.ok) {
+    dropHeld();
     errors.clear();
     lastGood = { request, result: response.result };
     render(response.result);
@@ -248,11 +253,61 @@ async function compute() {
     evidence.viewLanded(request);
     audit.viewLanded();
     askChecks(request, response.result);
+  } else if (typingIn() !== null) {
+    holdRefusal(response.error);
+    refreshCounts(request);
   } else {
-    errors.show(response.error, { stale: lastGood !== null });
-    blockDownload(response.error);
+    showRefusal(response.error);
     refreshCounts(request);
   }
+}
+
+// ---------------------------------------------------------------- refusals while typing
+
+/** The setting's number field with the focus, where a number may be half typed. */
+const TYPED_FIELDS = [ui.size, ui.overlap, ui.price, ui.tpu, ui.maxTokens];
+let held = null; // {error, timer}: a refusal waiting for a pause in the typing
+
+function typingIn() {
+  const focused = document.activeElement;
+  return TYPED_FIELDS.includes(focused) ? focused : null;
+}
+
+function showRefusal(error) {
+  dropHeld();
+  errors.show(error, { stale: lastGood !== null });
+  blockDownload(error);
+}
+
+/** Keeps the refusal back until a pause in the typing or the field is left. */
+function holdRefusal(error) {
+  dropHeld();
+  held = { error, timer: 0 };
+  waitForPause();
+  ui.form.dataset.held = error?.field ?? "other"; // a refusal is waiting (tests read it)
+}
+
+/** (Re)starts the pause a held refusal waits for: each keystroke starts it again. */
+function waitForPause() {
+  clearTimeout(held.timer);
+  held.timer = setTimeout(() => showRefusal(held.error), TYPING_PAUSE_MS);
+}
+
+function dropHeld() {
+  if (held === null) return;
+  clearTimeout(held.timer);
+  held = null;
+  delete ui.form.dataset.held;
+}
+
+for (const input of TYPED_FIELDS) {
+  // Leaving the field says the number is typed: a refusal held back shows at once.
+  input.addEventListener("blur", () => {
+    if (held !== null) showRefusal(held.error);
+  });
+  input.addEventListener("input", () => {
+    if (held !== null) waitForPause();
+  });
 }
 
 /**
@@ -350,9 +405,12 @@ function rerenderCards() {
 
 // ---------------------------------------------------------------- download
 
+/** The name of the file the text was opened from (the download is named after it); null once cleared. */
+let documentName = null;
+
 /** Exports the configuration in the fields now (what the screen shows, or is about to). */
 async function download() {
-  const response = await ask(PURPOSE.export, buildRequest("export"));
+  const response = await ask(PURPOSE.export, { ...buildRequest("export"), document_name: documentName });
   if (response === null) return;
   if (!response.ok) {
     errors.show(response.error, { stale: lastGood !== null });
@@ -548,6 +606,7 @@ function replaceText(text) {
 
 ui.clearText.addEventListener("click", () => {
   replaceText("");
+  documentName = null;
   ui.text.focus();
   textStore.clear();
 });
@@ -557,6 +616,7 @@ mountFileOpen({
   box: ui.text,
   onText: (text, name, count) => {
     replaceText(text);
+    documentName = name;
     textStore.save(text);
     if (count > 1) ui.textKept.textContent = `Opened ${name}, the first of the ${count} files dropped.`;
   },
@@ -599,6 +659,7 @@ const evidence = mountEvidence({
   chunkList: ui.chunkList,
   topK: $("#budget-top-k"), // k for the retrieval check is the budget panel's top-k
   goTo: (index) => cards.goTo(index),
+  documentName: () => documentName, // the report's download is named after the opened file
   // The smallest overlap that keeps every passage whole, put into the main inputs.
   apply: ({ overlap }) => applySettings({ ...settings, overlap: String(overlap), om: "units" }),
 });

@@ -1,6 +1,7 @@
 // The cap notice: shown instead of the chunk cards when a result is over the
 // chunk or processed-unit cap, with the engine's figures for what brings it under.
 
+import { FACTS } from "../facts.js";
 import { el } from "./dom.js";
 import * as fmt from "./format.js";
 
@@ -23,7 +24,7 @@ export function renderCapNotice(node, capped, unit) {
     ((value, limit) => `The ${capped.cap} cap is exceeded: ${fmt.integer(value)}, over the limit of ${fmt.integer(limit)}.`);
   node.dataset.cap = capped.cap;
   node.replaceChildren(
-    el("strong", {}, `Too large to lay out (${capped.cap === "chunks" ? "chunk" : "processed-units"} cap). `),
+    el("strong", { "data-testid": "cap-notice-title" }, `Too large to lay out (${capTitle(capped)}). `),
     document.createTextNode(say(capped.value, capped.limit, unit)),
     document.createTextNode(
       " The summary above is exact; the chunk cards and the JSON download are left out. " +
@@ -31,6 +32,13 @@ export function renderCapNotice(node, capped, unit) {
     ),
   );
   node.hidden = false;
+}
+
+const CAP_NAMES = { chunks: "chunk cap", processed_units: "processed-units cap" };
+
+/** Every cap the engine says this result is over ("chunk cap and processed-units cap"). */
+function capTitle(capped) {
+  return (capped.over || [capped.cap]).map((cap) => CAP_NAMES[cap] || `${cap} cap`).join(" and ");
 }
 
 /** The engine's figures for what brings it under the caps, as one sentence. */
@@ -41,7 +49,9 @@ function capRemedies(r, unit) {
   if (r.overlap_zero) ways.push("overlap 0 at this size");
   ways.push(`a text of at most ${fmt.unitCount(r.max_units, unit)} at these settings`);
   const tail = [
-    r.size === null ? " No chunk size is enough: every size processes the whole text." : "",
+    r.size === null
+      ? ` No chunk size is enough for the ${fmt.integer(FACTS.caps.processed_units)}-unit processed-units cap: every size processes the whole text.`
+      : "",
     r.overlap_zero === false ? " Overlap 0 alone would not be enough at this size." : "",
   ].join("");
   return `To bring it under the caps, use ${ways.join(", or ")}.${tail}`;

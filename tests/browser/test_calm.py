@@ -224,6 +224,8 @@ def test_files_open_from_the_input_and_a_drop_and_bad_files_are_refused_unread(
     saved = tmp_path / "download.json"
     info.value.save_as(saved)
     assert saved.read_bytes() == cli_chunk(text, *flags)
+    # Named after the document, the unit and the settings (the engine's rule).
+    assert info.value.suggested_filename == "notes-char-30-5.json"
 
     # Dropped onto the box: the page reads it (the browser does not open it in the tab).
     csv = "name,count\nalpha,1\nbeta,2\n"
@@ -251,6 +253,10 @@ def test_files_open_from_the_input_and_a_drop_and_bad_files_are_refused_unread(
     said = f"latin1.txt not opened: it is not UTF-8 (byte 0xfc at offset {at})"
     expect(error).to_contain_text(said)
     expect(box).to_have_value(csv)
+    # A refused file leaves the download named after the file the box still holds.
+    with page.expect_download() as info:
+        page.get_by_test_id("download-json").click()
+    assert info.value.suggested_filename == "table-char-30-5.json"
     offsets = page.evaluate(FIRST_INVALID, [list(case) for case in NOT_UTF8])
     assert offsets == [python_offset(case) for case in NOT_UTF8]
     assert page.evaluate(FIRST_INVALID, [list("ok 🫨 ✓".encode())]) == [-1]

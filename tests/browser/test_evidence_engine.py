@@ -68,7 +68,8 @@ def test_the_browsers_engine_gives_the_command_lines_evidence_bytes(
     assert outcome["exported"]["ok"], outcome["exported"]
     exported = outcome["exported"]["result"]
     assert exported["json"].encode() == native_evidence_json(tmp_path, unit)
-    assert exported["filename"] == f"evidence-{unit}-12-3.json"
+    measure = "o200k_base" if unit == "token" else unit  # the encoding, in token mode
+    assert exported["filename"] == f"evidence-{measure}-12-3.json"
     view = outcome["view"]["result"]
     request = {"text": TEXT, "unit": unit, "size": 12, "overlap": 3, "top_k": 2}
     assert view == native("evidence", **request, evidence_jsonl=LINES)

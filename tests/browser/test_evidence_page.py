@@ -7,6 +7,7 @@ Each test checks several things in one visit: a page costs a start-up."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -119,6 +120,14 @@ def test_a_selected_passage_is_checked_and_a_split_one_is_flagged_until_the_sugg
     marked = cards.nth(2).locator(".ev-mark.ev-whole")
     expect(marked.first).to_be_visible()
     assert "".join(marked.all_text_contents()) == WHOLE  # the marks cover the passage exactly
+
+    # The same passage again, with no question as before: refused with a word, not added.
+    drag_in_box(app, WHOLE)
+    app.get_by_test_id("evidence-add").click()
+    note = app.get_by_test_id("evidence-add-note")
+    expect(note).to_have_text(re.compile("That passage is already in the list as e2"))
+    expect(note).to_have_attribute("data-kind", "warning")
+    expect(app.get_by_test_id("evidence-item")).to_have_count(2)
 
     # The figures are the engine's for the same list.
     request = {"text": TEXT, "unit": "word", "size": 4, "overlap": 1, "top_k": 5}

@@ -136,7 +136,8 @@ def test_the_download_is_byte_identical_to_what_the_cli_prints(
         app.get_by_test_id("download-json").click()
     download = info.value
     resolved = doc["params"]["overlap"]  # whole units, also when typed as a percentage
-    assert download.suggested_filename == f"chunks-{unit}-{size}-{resolved}.json"
+    measure = doc["params"]["encoding"] or unit  # the encoding, in token mode
+    assert download.suggested_filename == f"chunks-{measure}-{size}-{resolved}.json"
     saved = tmp_path / "download.json"
     download.save_as(saved)
     assert saved.read_bytes() == expected

@@ -377,6 +377,51 @@ def test_errors_show_next_to_the_field_and_keep_the_last_result(app: Any) -> Non
     expect(app.get_by_test_id("stale-note")).to_be_hidden()
 
 
+def test_a_number_being_typed_flashes_no_error_and_a_pause_or_leaving_the_field_shows_it(
+    app: Any,
+) -> None:
+    configure(app, text=TEN_WORDS, unit="word", size="40", overlap="8", tpu="1", price="1")
+    expect_figure(app, "summary-chunks", "1", "1")
+    form, size = app.get_by_test_id("settings"), app.get_by_test_id("size-input")
+    error, stale = error_slot(app, "overlap"), app.get_by_test_id("stale-note")
+
+    # "512" typed digit by digit: at "5" the engine refuses overlap 8, but the refusal
+    # waits for a pause while the field is being typed in, and the result stays.
+    size.click()
+    size.press("Control+a")
+    size.press("5")
+    expect(form).to_have_attribute("data-held", "overlap")
+    expect(error).to_be_hidden()
+    expect(stale).to_be_hidden()
+    expect(size).not_to_have_attribute("aria-invalid", "true")
+    size.press("1")
+    size.press("2")
+    expect(form).not_to_have_attribute("data-held", re.compile(".*"))
+    stride = app.get_by_test_id("derivation").locator('tr[data-key="stride"]')
+    expect(stride).to_contain_text("512 - 8")  # the engine answered size 512
+    expect(error).to_be_hidden()
+
+    # Leaving the field says the number is typed: the refusal shows at once.
+    size.press("Backspace")
+    size.press("Backspace")
+    expect(form).to_have_attribute("data-held", "overlap")
+    size.press("Tab")
+    expect(error).to_be_visible()
+    expect(error).to_contain_text("overlap (8) must be smaller than size (5)")
+    expect(stale).to_be_visible()
+    expect_figure(app, "summary-chunks", "1", "1")  # the last good result is kept
+
+    # A pause with the field still focused shows it too (waited for on the page).
+    size.click()
+    size.press("Control+a")
+    size.press("6")
+    expect(error).to_be_visible()
+    expect(error).to_contain_text("overlap (8) must be smaller than size (6)")
+    expect(size).to_be_focused()
+    configure(app, size="4", overlap="1")
+    expect(error).to_be_hidden()
+
+
 def test_text_over_one_million_bytes_is_refused_in_the_page_with_its_size_and_the_limit(
     page: Any, site_url: str
 ) -> None:
@@ -446,7 +491,17 @@ def test_over_200000_processed_units_a_cap_notice_names_that_cap(app: Any) -> No
     expect(notice).to_contain_text("200,000")
     expect(notice).to_contain_text("at most 200,000 characters")
     expect(notice).to_contain_text("No chunk size is enough")
+    title = app.get_by_test_id("cap-notice-title")
+    expect(title).to_have_text("Too large to lay out (processed-units cap).")
     expect(app.get_by_test_id("chunk")).to_have_count(0)
+    # At a small size the chunk cap comes first, but no size is enough for the other
+    # cap: the title names both, and the sentence names the cap it is about.
+    configure(app, size="500")
+    expect(notice).to_have_attribute("data-cap", "chunks")
+    expect(title).to_have_text("Too large to lay out (chunk cap and processed-units cap).")
+    expect(notice).to_contain_text(
+        "No chunk size is enough for the 200,000-unit processed-units cap"
+    )
 
 
 # ---- start-up, status and the page itself ----------------------------------------------

@@ -189,6 +189,34 @@ def test_a_parrot_split_over_three_tokens_is_widened_to_whole_characters() -> No
     assert spans == [(0, 2, 0, 1, "🦜"), (2, 3, 0, 1, "🦜"), (3, 4, 0, 1, "🦜")]
 
 
+@pytest.mark.parametrize(
+    ("document", "unit", "chunks", "evidence"),
+    [
+        ("report.txt", "token", "report-o200k_base-512-64", "report-evidence-o200k_base-512-64"),
+        (None, "token", "chunks-o200k_base-512-64", "evidence-o200k_base-512-64"),
+        ("C:\\docs\\Q3 plan (draft).md", "word", "Q3_plan_draft-word-512-64", None),
+        ("../../etc/passwd", "char", "passwd-char-512-64", "passwd-evidence-char-512-64"),
+        ("...", "char", "chunks-char-512-64", "evidence-char-512-64"),
+    ],
+)
+def test_the_download_is_named_after_the_document_the_encoding_and_the_settings(
+    document: str | None, unit: str, chunks: str, evidence: str | None
+) -> None:
+    request = {"text": TEN_WORDS, "unit": unit, "size": 512, "overlap": 64}
+    result = call(op="export", **request, document_name=document)["result"]
+    assert result["filename"] == f"{chunks}.json"
+    if evidence is not None:
+        one = [{"id": 1, "start": 0, "end": 3}]
+        answer = call(op="evidence", **request, evidence=one, export=True, document_name=document)
+        assert answer["result"]["filename"] == f"{evidence}.json"
+
+
+def test_a_document_name_that_is_not_text_is_refused() -> None:
+    answer = call(op="export", text=TEN_WORDS, size=4, document_name=3)
+    assert answer["ok"] is False
+    assert answer["error"]["field"] == "document_name"
+
+
 def test_export_returns_the_cli_text_and_a_filename_carrying_the_parameters() -> None:
     result = call(op="export", text=TEN_WORDS, unit="word", size=4, overlap="25%")["result"]
     assert result["filename"] == "chunks-word-4-1.json"
@@ -262,6 +290,7 @@ def test_over_the_chunk_cap_the_summary_stays_and_the_chunks_go() -> None:
         "cap": "chunks",
         "value": 300,
         "limit": 256,
+        "over": ["chunks"],
         "remedies": {"size": 2, "overlap_zero": None, "max_units": 256},
     }
     assert result["chunks"] == []
@@ -276,6 +305,7 @@ def test_over_the_processed_unit_cap_the_summary_stays_and_the_chunks_go() -> No
         "cap": "processed_units",
         "value": 250_000,
         "limit": 200_000,
+        "over": ["processed_units"],
         "remedies": {"size": None, "overlap_zero": None, "max_units": 200_000},  # view only
     }
     assert result["chunks"] == []

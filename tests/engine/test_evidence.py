@@ -22,7 +22,8 @@ TEXT = "The treaty was signed in 1648. It was signed again in 1649."
 def one_error(line: str, text: str = TEXT) -> str:
     """The message for one bad line between two good ones (which still count)."""
     good = '{"id": "ok", "start": 0, "end": 3}'
-    evidence = parse_jsonl(text, f"{good}\n{line}\n" + good.replace('"ok"', '"ok2"'))
+    other = '{"id": "ok2", "start": 1, "end": 3}'
+    evidence = parse_jsonl(text, f"{good}\n{line}\n{other}")
     assert [i.id for i in evidence.items] == ["ok", "ok2"]
     assert [e.line for e in evidence.errors] == [2]
     return evidence.errors[0].message
@@ -109,6 +110,31 @@ def test_ids_one_and_quoted_one_are_the_same_id() -> None:
         TEXT, '{"id": 1, "start": 0, "end": 3}\n{"id": "1", "start": 4, "end": 6}'
     )
     assert "already used on line 1" in evidence.errors[0].message
+
+
+def test_the_same_passage_for_the_same_question_is_refused_as_already_listed() -> None:
+    source = "\n".join(
+        json.dumps(item)
+        for item in (
+            {"id": 1, "start": 0, "end": 10, "question": "Who?"},
+            {"id": 2, "quote": "The treaty", "question": "Who?"},  # the same interval
+            {"id": 3, "start": 0, "end": 10, "question": "When?"},  # another question
+            {"id": 4, "start": 0, "end": 10},
+            {"id": 5, "start": 0, "end": 10, "question": " "},  # no question, as 4
+        )
+    )
+    evidence = parse_jsonl(TEXT, source)
+    assert [i.id for i in evidence.items] == [1, 3, 4]
+    assert [(e.line, e.id, e.message) for e in evidence.errors] == [
+        (2, 2, "the passage [0, 10) is already on line 1 with the same question:"
+         " it counts once, so remove one of them"),
+        (5, 5, "the passage [0, 10) is already on line 4 with no question:"
+         " it counts once, so remove one of them"),
+    ]  # fmt: skip
+    listed = parse_items(
+        TEXT, [{"id": "a", "start": 4, "end": 6}, {"id": "b", "start": 4, "end": 6}]
+    )
+    assert "already on item 1" in listed.errors[0].message
 
 
 def test_blank_lines_crlf_and_a_byte_order_mark_are_not_lines() -> None:

@@ -35,6 +35,7 @@ def test_300_words_at_size_1_need_size_2_or_a_256_word_text() -> None:
         "cap": "chunks",
         "value": 300,
         "limit": 256,
+        "over": ["chunks"],
         "remedies": {"size": 2, "overlap_zero": None, "max_units": 256},
     }
     assert view(text="w " * 300, size=2, overlap=0)["capped"] is None
@@ -74,3 +75,13 @@ def test_each_figure_is_the_extreme_a_slow_search_finds(
     longest = max(u for u in range(0, size + 300 * size) if fits(u, size, overlap))
     assert got["max_units"] == longest
     assert fits(got["max_units"], size, overlap) and not fits(got["max_units"] + 1, size, overlap)
+
+
+def test_a_text_over_both_caps_names_both_though_the_export_names_the_first() -> None:
+    """Over 200,000 units at a small size: the export's ``cap`` is the chunk cap, but
+    the notice's "no chunk size is enough" is about the processed-units cap, so the
+    view says the result is over both."""
+    capped = view(text="x" * 200_001, unit="char", size=500, overlap=0)["capped"]
+    assert capped["cap"] == "chunks"
+    assert capped["over"] == ["chunks", "processed_units"]
+    assert capped["remedies"]["size"] is None

@@ -292,4 +292,4 @@ def test_the_download_size_said_before_lifting_is_within_two_percent(
 
 def test_the_chunk_answer_past_a_cap_carries_the_download_size_with_the_remedies() -> None:
     view = chunk_view("a " * 300, parse_params(unit="word", size=1))
-    assert set(view["capped"]) == {"cap", "value", "limit", "remedies", "export_bytes"}
+    assert set(view["capped"]) == {"cap", "value", "limit", "over", "remedies", "export_bytes"}
