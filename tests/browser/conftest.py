@@ -7,6 +7,7 @@ start-up, storage across reloads, the service worker or going offline. ``app`` i
 the page of its test module, booted once and put back as a first visit shows it
 before each test (:func:`helpers.reset_page`): the same settings, text, panels and
 nothing kept; a test that leaves what cannot be put back gets the page reloaded.
+``fresh_app`` is a page of its own, for a test of what a page does only once.
 Either way the console messages go to the test log, a page error or console error
 fails the test, and a failing test leaves a screenshot under ``test-results/``.
 Chromium is found as build.py finds it: ``CHROMIUM``, then ``/usr/bin/chromium``,
@@ -227,23 +228,34 @@ class Shared:
     url: str
     recorder: Recorder
     page: Any = None
-    first: str = ""  # helpers.first_visit() of the page as it booted
+    first: str = ""  # helpers.first_visit() of the page as it first booted
     dirty: bool = False  # reload before the next test
 
     def open(self) -> Any:
-        """A new page in the context, booted; its first visit recorded."""
+        """A new page in the (new) context, booted; its first visit recorded."""
         self.page = self.context.new_page()
         self.page.set_default_timeout(30_000)
         self.page.on("console", self.recorder.on_console)
         self.page.on("pageerror", lambda error: self.recorder.page_error(str(error)))
         self.page.on("worker", lambda worker: worker.on("console", self.recorder.on_console))
-        self.boot()
-        return self.page
-
-    def boot(self) -> None:
         open_ready(self.page, self.url)
         self.first = first_visit(self.page)
-        self.dirty = False
+        return self.page
+
+    def reload(self) -> None:
+        """Loads the page again (the engine boots again), then puts back what this
+        browser kept from the tests before (their text), as for a first visit."""
+        open_ready(self.page, self.url)
+        first_visit(self.page)
+        if not reset_page(self.page, self.url, self.first):
+            pytest.fail("the shared page does not look as its first visit did, even reloaded")
+
+
+@pytest.fixture
+def fresh_app(page: Any, site_url: str) -> Any:
+    """A page of its own, opened and ready: for a test of what a page does once
+    only (a panel's first opening, the engine's warm-up after start-up)."""
+    return open_ready(page, site_url)
 
 
 @pytest.fixture(scope="module")
@@ -271,7 +283,7 @@ def app(shared_page: Shared, session: Session, request: pytest.FixtureRequest) -
         shared.open()
     elif shared.dirty or not reset_page(shared.page, shared.url, shared.first):
         log.info("the shared page is reloaded: its state could not be put back in place")
-        shared.boot()
+        shared.reload()
     try:
         yield shared.page
     finally:

@@ -21,6 +21,8 @@ import pytest
 from helpers import WAIT_MS, configure, error_slot, expect_figure, js_number, native
 from playwright.sync_api import expect
 
+from pyapp.facts import CHUNK_DEFAULTS
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -174,11 +176,13 @@ def test_a_bad_sizing_field_shows_an_inline_message_and_keeps_the_last_result(
     expect(panel.get_by_test_id("sizing-stale")).to_be_visible()
     expect_figure(panel, "sizing-index-entries", "1,500", "1500")
     # A recompute of the main view does not wipe the panel's message.
+    text = app.get_by_test_id("text-input").input_value()
     configure(app, size="39")
-    expect(app.get_by_test_id("summary-chunks")).to_have_attribute(
-        "data-value", re.compile(r"\d"), timeout=WAIT_MS
-    )
-    app.wait_for_timeout(300)
+    unit, overlap = CHUNK_DEFAULTS["unit"], CHUNK_DEFAULTS["overlap"]  # the page's defaults
+    at_39 = native("chunk", text=text, unit=unit, size="39", overlap=overlap)["summary"]
+    expect_figure(app, "summary-chunks", re.compile(r"\d"), str(at_39["chunks"]))
+    expect_figure(app, "summary-processed", re.compile(r"\d"), str(at_39["processed_units"]))
+    expect(app.get_by_test_id("status")).to_have_attribute("data-state", "ready")
     expect(error).to_be_visible()
     panel.get_by_test_id("sizing-reference").click()
     expect(error).to_be_hidden()
