@@ -5,7 +5,9 @@
     python build.py serve      build if needed, serve dist/ on http://127.0.0.1:8000
     python build.py test       install test tools, find Chromium, build, lint and type-check
                                (ruff, mypy, ESLint, tsc), run every test
-    python build.py bench      time-to-ready of the page against a bare loadPyodide()
+    python build.py bench      the speeds the tests do not assert (bench/bench_guards.py), then
+                               time-to-ready of the page against a bare loadPyodide() and
+                               the site's other rows (bench/bench_site.py)
     python build.py vocab      only fetch the vocabularies into pyapp/_vocab/ (before
                                `pip install .` from a source tree)
 
@@ -1106,6 +1108,10 @@ def bench(bench_args: list[str]) -> int:
     chromium = ensure_chromium()
     build()
     env = {**os.environ, "CHROMIUM": chromium}
+    # First the speeds the tests do not assert (a few seconds), then the site's rows.
+    guards = [str(venv_python()), str(ROOT / "bench" / "bench_guards.py")]
+    if subprocess.run(guards, cwd=ROOT, env=env).returncode != 0:
+        return 1
     command = [str(venv_python()), str(ROOT / "bench" / "bench_site.py"), *bench_args]
     return subprocess.run(command, cwd=ROOT, env=env).returncode
 
