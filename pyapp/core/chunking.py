@@ -17,20 +17,18 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from fractions import Fraction
 
 from ..errors import InputError
 from ..facts import MAX_BYTES, MAX_CHUNKS, MAX_PROCESSED_UNITS
 from .cache import per_text
+from .chunkings import Chunk, Window, chunk_of, chunking_of, plain_params, segment, word_list
 from .params import Params
 from .sentences import Boundaries, SentenceUnits
 from .summary import Summary, summarize
 from .tokenizers import Backend, get_tokenizer
 from .tokenizers.local import count_alone
-from .units import Chars, CharToByte, Segmentation, Tokens, Words, strip_bom, utf8_length
-from .windows import window_count
+from .units import CharToByte, Tokens, strip_bom, utf8_length
 
 __all__ = [
     "Cap",
@@ -43,7 +41,6 @@ __all__ = [
     "segment",
     "sentence_units",
     "tokens_alone",
-    "windows",
 ]
 
 
@@ -54,49 +51,6 @@ class Cap:
     cap: str
     value: int
     limit: int
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Window:
-    """Where one window lies: units ``[start, end)``, code points ``[char_start,
-    char_end)``, UTF-8 bytes ``[byte_start, byte_end)``. ``split`` is the code
-    point where its repeated prefix ends and its fresh text begins."""
-
-    index: int
-    start: int
-    end: int
-    char_start: int
-    char_end: int
-    byte_start: int
-    byte_end: int
-    split: int
-    repeated_units: int
-
-    @property
-    def fresh_units(self) -> int:
-        return self.end - self.start - self.repeated_units
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Chunk(Window):
-    """One window with its text. Contract: ``source[char_start:char_end] == text`` and
-    ``repeated_prefix + fresh_text == text``.
-
-    ``repeated_prefix`` is the part of ``text`` the previous chunk's text also
-    holds: ``source[char_start:previous.char_end]``. In word and char mode it is
-    exactly the ``overlap`` units; in token mode a character split between two
-    tokens counts as held by both chunks.
-    """
-
-    text: str
-    repeated_prefix: str
-    fresh_text: str
-    #: Word mode: the words joined by single spaces.
-    preview: str | None = None
-    #: Token mode: how many tokens ``text`` is when encoded by itself (a window cut
-    #: inside a character, or a WordPiece window starting at a ``##`` piece, can
-    #: re-encode to more tokens than the window holds).
-    tokens_alone: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -125,26 +79,11 @@ def check_size(text: str) -> int:
 
 
 @per_text
-def _segment(text: str, unit: str, encoding: str | None, backend: Backend | None) -> Segmentation:
-    if unit == "word":
-        return Words(text)
-    if unit == "char":
-        return Chars(text)
-    assert encoding is not None
-    return Tokens(text, encoding=encoding, backend=backend)
-
-
-def segment(text: str, params: Params, *, backend: Backend | None = None) -> Segmentation:
-    """The text in ``params.unit`` units, kept per text (word spans, token ids and
-    byte ends), so an edit of the size alone does not segment again."""
-    return _segment(text, params.unit, params.encoding, backend)
-
-
-@per_text
 def _sentence_units(
     text: str, unit: str, encoding: str | None, backend: Backend | None
 ) -> SentenceUnits:
-    return SentenceUnits.of(text, _segment(text, unit, encoding, backend))
+    params = plain_params(unit, encoding, 1, 0)
+    return SentenceUnits.of(text, segment(text, params, backend=backend))
 
 
 def sentence_units(text: str, params: Params, *, backend: Backend | None = None) -> SentenceUnits:
@@ -164,44 +103,6 @@ def cap_of(summary: Summary, params: Params) -> Cap | None:
     return None
 
 
-def windows(
-    seg: Segmentation, params: Params, *, first: int = 0, stop: int | None = None
-) -> Iterator[Window]:
-    """Every window of ``seg`` under ``params``, in order; with ``first`` and ``stop``,
-    windows ``first .. stop - 1`` only (each found directly, none before it built).
-
-    >>> from .params import parse_params
-    >>> seg, params = Chars("abcdefgh"), parse_params(unit="char", size=4, overlap=1)
-    >>> [(w.index, w.char_start, w.split, w.char_end) for w in windows(seg, params, first=1)]
-    [(1, 3, 4, 7), (2, 6, 7, 8)]
-    """
-    size, overlap, units = params.size, params.overlap, seg.count
-    stride = size - overlap
-    total = window_count(units, size=size, overlap=overlap)
-    stop = total if stop is None else min(stop, total)
-    previous_end = 0
-    if 0 < first < stop:
-        before = (first - 1) * stride
-        previous_end = seg.char_span(before, min(before + size, units))[1]
-    for index in range(max(first, 0), stop):
-        start = index * stride
-        end = min(start + size, units)
-        char_start, char_end, byte_start, byte_end = seg.edges(start, end)
-        split = min(max(previous_end, char_start), char_end) if index else char_start
-        yield Window(
-            index=index,
-            start=start,
-            end=end,
-            char_start=char_start,
-            char_end=char_end,
-            byte_start=byte_start,
-            byte_end=byte_end,
-            split=split,
-            repeated_units=overlap if index else 0,
-        )
-        previous_end = char_end
-
-
 @per_text
 def _tokens_alone(
     text: str, encoding: str, size: int, overlap: int, backend: Backend | None
@@ -210,20 +111,18 @@ def _tokens_alone(
     head and tail and a count of the whole text's tokens between them
     (:func:`~pyapp.core.tokenizers.local.count_alone`), exact."""
     tokenizer = get_tokenizer(encoding, backend=backend)
-    params = Params(
-        unit="token", encoding=encoding, size=size, overlap=overlap,
-        tokens_per_unit=Fraction(1), price_per_million=Fraction(0),
-    )  # fmt: skip
+    params = plain_params("token", encoding, size, overlap)
     seg = segment(text, params, backend=backend)
     assert isinstance(seg, Tokens)
     starts = seg.byte_starts()
     byte_of = CharToByte(text)
+    chunking = chunking_of(text, params, backend=backend)
     return tuple(
         count_alone(
-            text, w.char_start, w.char_end,
+            text, a, b,
             encoding=encoding, starts=starts, count=tokenizer.count, byte_of=byte_of,
         )
-        for w in windows(seg, params)
+        for a, b in zip(chunking.char_starts, chunking.char_ends, strict=True)
     )  # fmt: skip
 
 
@@ -267,26 +166,6 @@ def with_alone(summary: Summary, counts: tuple[int, ...] | None, params: Params)
     )
 
 
-def _chunk(text: str, w: Window, *, word: bool, alone: int | None = None) -> Chunk:
-    body = text[w.char_start : w.char_end]
-    return Chunk(
-        index=w.index,
-        start=w.start,
-        end=w.end,
-        char_start=w.char_start,
-        char_end=w.char_end,
-        byte_start=w.byte_start,
-        byte_end=w.byte_end,
-        split=w.split,
-        repeated_units=w.repeated_units,
-        text=body,
-        repeated_prefix=text[w.char_start : w.split],
-        fresh_text=text[w.split : w.char_end],
-        preview=" ".join(body.split()) if word else None,
-        tokens_alone=alone,
-    )
-
-
 def chunk_text(
     text: str,
     params: Params,
@@ -307,11 +186,11 @@ def chunk_text(
     capped = cap_of(summary, params)
     alone = tokens_alone(text, params, backend=backend)
     summary = with_alone(summary, alone, params)
-    word = params.unit == "word"
+    words = word_list(text) if params.unit == "word" else None
     built = (
         tuple(
-            _chunk(text, w, word=word, alone=alone[w.index] if alone else None)
-            for w in windows(seg, params)
+            chunk_of(text, w, words=words, alone=alone[w.index] if alone else None)
+            for w in chunking_of(text, params, backend=backend).windows()
         )
         if chunks and not capped
         else ()

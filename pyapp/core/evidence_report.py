@@ -45,13 +45,14 @@ from ..errors import InputError
 from ..facts import MAX_EVIDENCE_LISTED, MAX_RETRIEVAL_UNITS, UNITS
 from .bm25 import ChunkIndex, rank_of, term_index, terms, top
 from .cache import per_text
-from .chunking import Cap, check_size, segment
+from .chunking import Cap, check_size
+from .chunkings import Chunking, chunking_of, segment
 from .coverage import ItemUnits, item_units, min_overlap, touch_range, whole_range
 from .evidence import Evidence, EvidenceItem, LineError, parse_items, parse_jsonl, require_items
 from .params import Params, quote
 from .summary import Summary, summarize
-from .units import Segmentation, strip_bom
-from .windows import iter_spans, processed_units, window_count
+from .units import strip_bom
+from .windows import processed_units, window_count
 
 __all__ = [
     "EvidenceReport",
@@ -194,23 +195,21 @@ def item_ranges(
 
 def retrieve(
     text: str,
-    seg: Segmentation,
+    chunking: Chunking,
     items: Sequence[EvidenceItem],
     ranges: Sequence[tuple[tuple[int, int] | None, tuple[int, int]]],
     *,
     unit: str,
-    size: int,
-    overlap: int,
     top_k: int,
 ) -> tuple[Retrieval, list[QuestionResult | None]]:
-    """The retrieval check of one setting: its figures, and each item's (``None``
-    for an item without a question). ``ranges`` are :func:`item_ranges`'."""
+    """The retrieval check of one chunking: its figures, and each item's (``None``
+    for an item without a question). ``ranges`` are :func:`item_ranges`'. The chunks
+    are indexed from their intervals alone; their lengths are the chunking's."""
     asked = [i for i, item in enumerate(items) if item.question is not None]
     per_item: list[QuestionResult | None] = [None] * len(items)
     if not asked:
         return Retrieval(questions=0, skipped="no evidence item has a question"), per_item
-    units = seg.count
-    processed = processed_units(units, size=size, overlap=overlap)
+    processed = chunking.processed
     if processed > MAX_RETRIEVAL_UNITS:
         return Retrieval(
             questions=len(asked),
@@ -220,8 +219,9 @@ def retrieve(
                 " limit: raise the size or lower the overlap"
             ),
         ), per_item
-    windows = list(iter_spans(units, size=size, overlap=overlap))
-    spans = [seg.char_span(start, end) for start, end in windows]
+    windows = list(zip(chunking.unit_starts, chunking.unit_ends, strict=True))
+    lengths_of = chunking.lengths
+    spans = chunking.spans()
     queries = {i: terms(items[i].question or "") for i in asked}
     index = ChunkIndex(term_index(text), spans, {t for q in queries.values() for t in q})
     recalled = context = repeated = 0
@@ -230,7 +230,7 @@ def retrieve(
         whole, touches = ranges[i]
         rank_whole = rank_of(scores, *whole) if whole is not None else None
         chosen = sorted(top(scores, top_k))
-        lengths = sum(windows[k][1] - windows[k][0] for k in chosen)
+        lengths = sum(lengths_of[k] for k in chosen)
         union = reach = 0
         for k in chosen:  # windows in index order start in order: merge as we go
             start, end = windows[k]
@@ -301,7 +301,7 @@ def _check(
         else None
     )
     retrieval, questions = retrieve(
-        text, seg, items, ranges, unit=params.unit, size=size, overlap=overlap, top_k=top_k
+        text, chunking_of(text, params), items, ranges, unit=params.unit, top_k=top_k
     )
     results = tuple(
         ItemResult(

@@ -13,7 +13,8 @@ import json
 from typing import Any, Final
 
 from ..figures import number
-from .chunking import Cap, Chunk, Report
+from .chunking import Cap, Report
+from .chunkings import Chunk
 from .sentences import Boundaries
 from .summary import Summary
 
@@ -83,8 +84,11 @@ def cap_json(cap: Cap | None) -> JSON | None:
     return {"cap": cap.cap, "value": cap.value, "limit": cap.limit}
 
 
-def chunk_json(chunk: Chunk) -> JSON:
-    """A chunk as exported (the page's cards come from ``report.view_chunks``)."""
+def chunk_json(chunk: Chunk, *, card: bool = False) -> JSON:
+    """A chunk as exported, or with ``card`` as the page's card shows it: the one
+    serializer of a chunk. A card leaves out ``text`` and ``preview``, and in word
+    mode the repeated prefix and fresh text too (a word card shows its previews,
+    ``preview_repeated`` and ``preview_fresh``, instead)."""
     out: JSON = {
         "index": chunk.index,
         "start": chunk.start,
@@ -93,13 +97,19 @@ def chunk_json(chunk: Chunk) -> JSON:
         "char_end": chunk.char_end,
         "byte_start": chunk.byte_start,
         "byte_end": chunk.byte_end,
-        "text": chunk.text,
-        "repeated_prefix": chunk.repeated_prefix,
-        "fresh_text": chunk.fresh_text,
-        "repeated_units": chunk.repeated_units,
-        "fresh_units": chunk.fresh_units,
     }
-    if chunk.preview is not None:
+    word = chunk.preview_repeated is not None
+    if not card:
+        out["text"] = chunk.text
+    if not (card and word):
+        out["repeated_prefix"] = chunk.repeated_prefix
+        out["fresh_text"] = chunk.fresh_text
+    out["repeated_units"] = chunk.repeated_units
+    out["fresh_units"] = chunk.fresh_units
+    if word and card:
+        out["preview_repeated"] = chunk.preview_repeated
+        out["preview_fresh"] = chunk.preview_fresh
+    elif word:
         out["preview"] = chunk.preview
     if chunk.tokens_alone is not None:
         out["tokens_alone"] = chunk.tokens_alone

@@ -39,7 +39,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Final
 
-from ..core.chunking import check_size, segment, sentence_units
+from ..core.chunking import check_size, sentence_units
+from ..core.chunkings import FixedWindows, plain_params, segment
 from ..core.coverage import ItemUnits, count_whole, item_units
 from ..core.evidence import Evidence
 from ..core.evidence_report import item_ranges, read_evidence, retrieve
@@ -96,10 +97,8 @@ class _Evidence:
         recall = None
         if any(item.question is not None for item in items):
             ranges = item_ranges(self.units, size=size, overlap=overlap)
-            retrieval, _ = retrieve(
-                self.text, self.seg, items, ranges,
-                unit=unit, size=size, overlap=overlap, top_k=self.top_k,
-            )  # fmt: skip
+            chunking = FixedWindows(self.text, self.seg, plain_params(unit, None, size, overlap))
+            retrieval, _ = retrieve(self.text, chunking, items, ranges, unit=unit, top_k=self.top_k)
             recall = retrieval.recall_at_k
         return {
             "evidence_whole": whole,

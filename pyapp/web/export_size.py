@@ -34,7 +34,8 @@ from itertools import chain
 from typing import Final
 
 from ..core.cache import per_text
-from ..core.chunking import Chunk, Report
+from ..core.chunking import Report
+from ..core.chunkings import Chunk
 from ..core.export import chunk_json, document
 from ..core.units import ASCII_SPACES
 
@@ -103,7 +104,8 @@ def _chunk_skeletons(unit: str) -> tuple[int, int]:
     zero = Chunk(
         index=0, start=0, end=0, char_start=0, char_end=0, byte_start=0, byte_end=0, split=0,
         repeated_units=0, text="", repeated_prefix="", fresh_text="",
-        preview="" if unit == "word" else None,
+        preview_repeated="" if unit == "word" else None,
+        preview_fresh="" if unit == "word" else None,
         tokens_alone=0 if unit == "token" else None,
     )  # fmt: skip
     sizes = [_dumped({"chunks": [chunk_json(zero)] * n}) for n in range(3)]

@@ -29,21 +29,17 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass
-from fractions import Fraction
 from itertools import repeat
-from operator import add, sub
+from operator import sub
 from typing import Any, Final
 
 from ..core.cache import per_text
-from ..core.chunking import segment
+from ..core.chunkings import Chunking, chunking_of
 from ..core.params import Params
-from ..core.units import Chars, Tokens, Words, strip_bom
-from ..core.windows import window_count
+from ..core.units import strip_bom
 from ..facts import TEXT_VIEW_PAGE, TEXT_VIEW_WHOLE
 
 __all__ = [
-    "WindowSpans",
     "pages",
     "segment_lists",
     "segments",
@@ -57,65 +53,13 @@ JSON = dict[str, Any]
 _SPACE: Final = re.compile(r"\s")
 
 
-@dataclass(frozen=True, slots=True)
-class WindowSpans:
-    """Where every window of one text and configuration lies, in code points:
-    window ``k`` is ``[char_starts[k], char_ends[k])`` and units
-    ``[k * stride, min(k * stride + size, units))``."""
-
-    size: int
-    stride: int
-    units: int
-    char_starts: list[int]
-    char_ends: list[int]
-
-    @property
-    def count(self) -> int:
-        return len(self.char_starts)
+def window_spans(text: str, params: Params) -> Chunking:
+    """The chunking whose spans the text view cuts at (``text`` without a leading
+    byte-order mark; kept per text and configuration)."""
+    return chunking_of(text, params)
 
 
-@per_text
-def _window_spans(
-    text: str, unit: str, encoding: str | None, size: int, overlap: int
-) -> WindowSpans:
-    params = Params(
-        unit=unit,  # type: ignore[arg-type]  # from a validated Params
-        encoding=encoding,
-        size=size,
-        overlap=overlap,
-        tokens_per_unit=Fraction(1),
-        price_per_million=Fraction(0),
-    )
-    seg = segment(text, params)
-    units, stride = seg.count, size - overlap
-    n = window_count(units, size=size, overlap=overlap)
-    if n == 0:
-        return WindowSpans(size, stride, units, [], [])
-    last_start = (n - 1) * stride
-    # Every window but the last ends at start + size; the last at the text's end.
-    if isinstance(seg, Chars):
-        starts = list(range(0, last_start + 1, stride))
-        ends = [*range(size, size + last_start, stride), units]
-    elif isinstance(seg, Words):
-        word_starts, word_ends = seg.bounds(units)
-        starts = word_starts[0 : last_start + 1 : stride]
-        ends = [*word_ends[size - 1 : size - 1 + last_start : stride], word_ends[units - 1]]
-    else:
-        assert isinstance(seg, Tokens)
-        last_tokens = [*range(size - 1, size - 1 + last_start, stride), units - 1]
-        starts, ends = seg.char_bounds(list(range(0, last_start + 1, stride)), last_tokens)
-    return WindowSpans(size, stride, units, starts, ends)
-
-
-def window_spans(text: str, params: Params) -> WindowSpans:
-    """Every window's code-point span, kept per text and configuration (``text``
-    without a leading byte-order mark)."""
-    return _window_spans(text, params.unit, params.encoding, params.size, params.overlap)
-
-
-def segment_lists(
-    spans: WindowSpans, start: int, stop: int
-) -> tuple[list[int], list[int], list[int]]:
+def segment_lists(spans: Chunking, start: int, stop: int) -> tuple[list[int], list[int], list[int]]:
     """The segments of code points ``[start, stop)`` as three lists: ``bounds``
     (where each begins, then ``stop``), ``first`` and ``count``; the first and last
     segments are cut at ``start`` and ``stop``. Every step runs in C (bisection,
@@ -135,11 +79,11 @@ def segment_lists(
     return bounds, first, list(map(sub, after, first))
 
 
-def segments(spans: WindowSpans, start: int, stop: int) -> Iterator[tuple[int, int, int, int]]:
+def segments(spans: Chunking, start: int, stop: int) -> Iterator[tuple[int, int, int, int]]:
     """The segments of code points ``[start, stop)``, in order, as ``(start, end,
     first, count)`` (:func:`segment_lists`, one tuple each).
 
-    >>> spans = WindowSpans(4, 3, 10, [0, 3, 6], [4, 7, 10])  # chars, size 4, overlap 1
+    >>> spans = Chunking("x" * 10, [0, 3, 6], [4, 7, 10])  # chars, size 4, overlap 1
     >>> list(segments(spans, 2, 8))
     [(2, 3, 0, 1), (3, 4, 0, 2), (4, 6, 1, 1), (6, 7, 1, 2), (7, 8, 2, 1)]
     """
@@ -210,8 +154,7 @@ def segments_view(
     bounds, first, count = segment_lists(spans, start, stop)
     lo = bisect_right(spans.char_ends, start)  # the windows ending at or before `start`
     hi = max(lo, bisect_left(spans.char_starts, stop)) if stop > start else lo
-    starts = list(range(lo * spans.stride, hi * spans.stride, spans.stride))
-    ends = list(map(min, map(add, starts, repeat(spans.size)), repeat(spans.units)))
+    starts, ends = spans.unit_range(lo, hi)
     return {
         "total_chars": length,
         "chunks": spans.count,

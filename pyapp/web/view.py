@@ -13,14 +13,14 @@ from itertools import accumulate, islice
 from typing import Any, Final
 
 from ..core.cache import per_text
-from ..core.chunking import Window, cap_of, chunk_text, over_limit, segment, tokens_alone, windows
+from ..core.chunking import cap_of, chunk_text, over_limit, tokens_alone
+from ..core.chunkings import Window, chunk_of, chunking_of, segment, word_list
 from ..core.evidence_export import document
 from ..core.evidence_report import EvidenceReport
-from ..core.export import boundaries_json, cap_json, params_json, summary_json
+from ..core.export import boundaries_json, cap_json, chunk_json, params_json, summary_json
 from ..core.params import Params
 from ..core.summary import derive
 from ..core.units import Tokens, Words, strip_bom, utf8_length, word_count
-from ..core.windows import iter_spans
 from ..facts import CARDS_PER_CALL, MAX_BYTES, UNITS
 from ..figures import Derivation, show
 from ..planning.remedies import with_remedies
@@ -139,48 +139,32 @@ def view_chunks(
     ...  for c in view_chunks("ab. cd.", chars, cut_spans=[(4, 7)])]
     [('', 'ab. ', []), ('', 'cd.', [[0, 3]])]
     """
+    chunking = chunking_of(text, params)
     seg = segment(text, params)
     marked = cut_spans is not None
     spans = cut_spans or []
     tokens = seg if isinstance(seg, Tokens) else None
-    all_windows = list(windows(seg, params, first=first, stop=stop))
+    all_windows = list(chunking.windows(first=first, stop=stop))
     word = isinstance(seg, Words)
     limit = over_limit(params)
+    words = word_list(text) if word else None
     if isinstance(seg, Words):
-        words, lengths = _word_index(text)
+        _, lengths = _word_index(text)
         starts, ends = seg.bounds(all_windows[-1].end if all_windows else 0)
     out: list[JSON] = []
     for w in all_windows:
-        chunk: JSON = {
-            "index": w.index,
-            "start": w.start,
-            "end": w.end,
-            "char_start": w.char_start,
-            "char_end": w.char_end,
-            "byte_start": w.byte_start,
-            "byte_end": w.byte_end,
-        }
+        alone_here = alone[w.index] if alone is not None and tokens is not None else None
+        chunk = chunk_json(chunk_of(text, w, words=words, alone=alone_here), card=True)
         local = _local_marks(spans, w.char_start, w.char_end)
         if word:
-            split = w.start + w.repeated_units
-            chunk["repeated_units"] = w.repeated_units
-            chunk["fresh_units"] = w.end - split
-            chunk["preview_repeated"] = " ".join(words[w.start : split])
-            chunk["preview_fresh"] = " ".join(words[split : w.end])
             if marked:
                 chunk["cut_marks"] = _preview_marks(local, w, starts, ends, lengths)
             out.append(chunk)
             continue
-        chunk["repeated_prefix"] = text[w.char_start : w.split]
-        chunk["fresh_text"] = text[w.split : w.char_end]
-        chunk["repeated_units"] = w.repeated_units
-        chunk["fresh_units"] = w.fresh_units
         if tokens is not None:
-            if alone is not None:
-                chunk["tokens_alone"] = alone[w.index]
             chunk["token_breaks"] = tokens.breaks(w.start, w.end, char_start=w.char_start)
-            if alone is not None:
-                chunk["over_limit"] = alone[w.index] > limit
+            if alone_here is not None:
+                chunk["over_limit"] = alone_here > limit
         if marked:
             chunk["cut_marks"] = [[a - w.char_start, b - w.char_start] for a, b in local]
         out.append(chunk)
@@ -189,13 +173,10 @@ def view_chunks(
 
 def overview(text: str, params: Params) -> JSON:
     """The char spans of the first :data:`OVERVIEW_WINDOWS` windows (even when capped)."""
-    seg = segment(text, params)
-    spans: list[list[int]] = []
-    for start, end in iter_spans(seg.count, size=params.size, overlap=params.overlap):
-        if len(spans) == OVERVIEW_WINDOWS:
-            break
-        spans.append(list(seg.char_span(start, end)))
-    return {"total_chars": len(text), "windows": spans}
+    chunking = chunking_of(text, params)
+    top = min(chunking.count, OVERVIEW_WINDOWS)
+    starts, ends = chunking.char_starts, chunking.char_ends
+    return {"total_chars": len(text), "windows": [[starts[k], ends[k]] for k in range(top)]}
 
 
 def chunk_view(text: str, params: Params, *, checks: bool = True) -> JSON:
@@ -303,7 +284,7 @@ def evidence_marks(text: str, report: EvidenceReport) -> list[list[list[int]]]:
     """
     params = report.params
     seg = segment(text, params)
-    all_windows = list(windows(seg, params))
+    all_windows = list(chunking_of(text, params).windows())
     out: list[list[list[int]]] = [[] for _ in all_windows]
     word = isinstance(seg, Words)
     if isinstance(seg, Words):

@@ -15,7 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_properties import ALPHABET
 
-from pyapp.core.chunking import chunk_text, segment, windows
+from pyapp.core.chunking import chunk_text
+from pyapp.core.chunkings import chunking_of
 from pyapp.core.export import dumps
 from pyapp.core.params import parse_params
 from pyapp.facts import CARDS_PER_CALL, MAX_CHUNKS, TEXT_VIEW_PAGE, TEXT_VIEW_WHOLE
@@ -162,10 +163,10 @@ def test_windows_from_any_index_are_the_tail_of_all_windows(
     text: str, config: dict[str, Any], data: st.DataObject
 ) -> None:
     params = parse_params(**config)
-    every = list(windows(segment(text, params), params))
+    every = list(chunking_of(text, params).windows())
     first = data.draw(st.integers(0, len(every)))
     stop = data.draw(st.integers(first, len(every) + 2))
-    assert list(windows(segment(text, params), params, first=first, stop=stop)) == every[first:stop]
+    assert list(chunking_of(text, params).windows(first=first, stop=stop)) == every[first:stop]
 
 
 # ---- pages ---------------------------------------------------------------------------
