@@ -353,11 +353,21 @@ def sweep_of(text: str, unit: str, size: int, overlap: int) -> dict[str, Any]:
     return native("sweep", text=text, unit=unit, size=size, overlap=overlap)
 
 
+def sweep_shown(chart: Any, size: int, overlap: int) -> None:
+    """Waits until the chart is the sweep of this setting (its current points are it),
+    not one drawn before: a chart drawn again replaces the point a test holds."""
+    current = chart.locator(
+        f'.sweep-point[data-current="true"][data-size="{size}"][data-overlap="{overlap}"]'
+    )
+    expect(current).to_have_count(2, timeout=WAIT_MS)  # one in each series
+
+
 def test_sweep_chart_draws_every_row_and_a_click_applies_that_setting(app: Any) -> None:
     open_panel(app, "sweep")
     configure(app, text=PROSE, unit="word", size="8", overlap="1")
     rows = sweep_of(PROSE, "word", 8, 1)["rows"]
     chart = app.get_by_test_id("sweep-chart")
+    sweep_shown(chart, 8, 1)
     points = chart.get_by_test_id("sweep-point")
     expect(points).to_have_count(len(rows), timeout=WAIT_MS)
     expect(chart.locator('.sweep-point[data-series="overlap"]')).to_have_count(
@@ -400,6 +410,7 @@ def test_a_sweep_point_is_reachable_by_keyboard_and_enter_applies_a_size(app: An
     rows = sweep_of(PROSE, "word", 8, 2)["rows"]
     target = max((r for r in rows if r["series"] == "size"), key=lambda r: r["size"])
     chart = app.get_by_test_id("sweep-chart")
+    sweep_shown(chart, 8, 2)
     point = chart.locator(f'.sweep-point[data-series="size"][data-size="{target["size"]}"]')
     expect(point).to_have_count(1, timeout=WAIT_MS)
     point.focus()
@@ -419,6 +430,7 @@ def test_sweep_metric_switch_shows_inflation_and_cut_sentences(app: Any) -> None
     configure(app, text=PROSE, unit="char", size="40", overlap="8")
     rows = sweep_of(PROSE, "char", 40, 8)["rows"]
     chart = app.get_by_test_id("sweep-chart")
+    sweep_shown(chart, 40, 8)
     expect(chart.get_by_test_id("sweep-point")).to_have_count(len(rows), timeout=WAIT_MS)
     first = rows[0]
     selector = (
