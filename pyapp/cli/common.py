@@ -21,6 +21,7 @@ from ..core.params import Params, parse_params
 from ..errors import InputError
 from ..facts import ENCODINGS, MAX_BYTES, UNITS
 from ..models import MODELS
+from ..paths import shown_path
 
 __all__ = [
     "add_chunking_flags",
@@ -100,17 +101,6 @@ def params_from_args(args: argparse.Namespace, *, caps: bool) -> Params:
         model=getattr(args, "model", None),
         max_tokens=getattr(args, "max_tokens", None),
     )
-
-
-def shown_path(path: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> str:
-    """A path as valid text: bytes that are not UTF-8 (kept by Python as lone
-    surrogates) are written as ``\\xff`` escapes, so a message can always be printed.
-
-    >>> shown_path(b"bad\\xffname.txt".decode("utf-8", "surrogateescape"))
-    'bad\\\\xffname.txt'
-    """
-    name = os.fsencode(path)
-    return name.decode("utf-8", "backslashreplace")
 
 
 def _too_big(name: str) -> InputError:

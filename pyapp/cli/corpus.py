@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from typing import Any
 
 from ..errors import InputError
-from .common import add_chunking_flags, params_from_args, shown_path, write_json
+from .common import add_chunking_flags, params_from_args, write_json
+from .output_file import check_output, write_output
 
 __all__ = ["add_parser", "run"]
 
@@ -76,30 +76,6 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.set_defaults(run=run)
 
 
-def _check_report_path(path: str) -> None:
-    """Refuses at once a report path that could not be written after a long run."""
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path) or not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-        raise InputError(
-            "report",
-            f"cannot write the report to {shown_path(path)}: name a file in a folder that"
-            " exists and can be written",
-        )
-
-
-def _write_report(path: str, html: str) -> None:
-    """Writes the whole page, or nothing: a temporary file renamed into place."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(prefix=".corpus-report-", suffix=".html", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(html)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
-
-
 def run(args: argparse.Namespace) -> int:
     from ..planning.corpus import Stopped, count_corpus
 
@@ -108,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     if scheduler is None and args.engine == "dask":
         scheduler = os.environ.get(SCHEDULER_ENV) or None
     if args.report is not None:
-        _check_report_path(args.report)
+        check_output(args.report, field="report", what="the report")
     try:
         result = count_corpus(
             args.paths,
@@ -147,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     if args.report is not None:
         from ..planning.corpus.report import render
 
-        _write_report(args.report, render(doc))
+        write_output(args.report, render(doc), field="report", what="the report")
     write_json(doc)
     if totals.errors_total:
         print(

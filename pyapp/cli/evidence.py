@@ -5,8 +5,11 @@ A line of the evidence file that cannot be used is listed under ``errors`` (and
 counted in one line on stderr); the others still count and the exit status is 0.
 The command fails (one line on stderr, exit 2, nothing on stdout) when the text or
 the settings are bad, when the evidence file cannot be read, is not UTF-8 or is
-over the size limit, and when no line of it can be used (which is what a file that
-is not JSON Lines at all comes to).
+over the size limit, when no line of it can be used (which is what a file that
+is not JSON Lines at all comes to), and when a line does not fit FILE: an offset
+past its end, a quote that differs from FILE at its offsets, or a ``text`` line
+naming another text (the evidence was made on another text, or on this one with
+its line breaks changed: checking it would check other passages).
 """
 
 from __future__ import annotations
@@ -78,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
     if args.file == "-" and args.evidence == "-":
         raise InputError("evidence", "FILE and --evidence cannot both be stdin: name a file")
     text = read_text(args.file)
-    report = check_evidence(text, params, jsonl=read_evidence_file(args.evidence), top_k=top_k)
+    source = read_evidence_file(args.evidence)
+    report = check_evidence(text, params, jsonl=source, top_k=top_k, fit=True)
     write_text(dumps(report))
     if report.errors:
         noun = "line" if len(report.errors) == 1 else "lines"

@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         overlap=args.overlap,
         evidence_jsonl=evidence,
         top_k=args.top_k,
+        fit=True,
     )
     write_json(result.to_json())
     errors = len(result.evidence["errors"]) if result.evidence is not None else 0

@@ -46,10 +46,10 @@ import math
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, compress, repeat
-from operator import add, mul, sub, truediv
+from itertools import accumulate, chain, compress, repeat
+from operator import add, and_, eq, gt, itemgetter, lt, mul, neg, not_, sub, truediv
 from typing import Final
 
 from .cache import per_text
@@ -58,6 +58,7 @@ __all__ = [
     "B",
     "K1",
     "ChunkIndex",
+    "Ranking",
     "TermIndex",
     "bm25_scores",
     "rank_of",
@@ -130,9 +131,9 @@ _K1_PLUS_1: Final = K1 + 1
 #: as such lists hold at most this many numbers in all; other terms keep
 #: ``(chunk, weight)`` pairs.
 DENSE_BUDGET: Final = 1_000_000
-#: A question term occurring at least once per this many chunks is counted in every
-#: chunk at C speed; a rarer one occurrence by occurrence.
-FREQUENT_EVERY: Final = 8
+#: A question is scored chunk by chunk (only the chunks holding one of its terms)
+#: when those pairs number at most the chunks over this; else over every chunk at once.
+SPARSE_EVERY: Final = 4
 
 
 def _weight(idf: float, tf: int, norm: float) -> float:
@@ -178,103 +179,199 @@ def bm25_scores(documents: Sequence[Sequence[str]], query: Sequence[str]) -> lis
 
 
 class ChunkIndex:
-    """BM25 over chunks given as code-point spans of one text, for a fixed set of
-    question terms (``vocabulary``): only those terms' frequencies are counted.
+    """BM25 over chunks given as code-point spans of one text, in order (their starts,
+    and their ends, never decrease), for a fixed set of question terms
+    (``vocabulary``): only those terms' frequencies are counted.
 
     A chunk's terms are the text's terms inside its span, where a term cut by either
     edge of the span is the cut part (lower-cased on its own). The text's terms and
     where each occurs are found once per text (:func:`term_index`); a chunk's length
-    is then two bisections. The frequent question terms are counted in every chunk
-    at once (a ``Counter`` over the chunk's slice of the terms, read at C speed); a
-    rare one occurrence by occurrence (each lies in a run of chunks). No chunk text
-    is ever built.
+    is then two bisections. A question term's chunks come from where it occurs: the
+    chunks holding an occurrence whole are a run (two bisections), counted at C
+    speed; a term a chunk's edge cuts is that chunk's cut part instead, and the cut
+    parts of every chunk are cut and looked up at C speed. No chunk text is built,
+    and nothing is done once per chunk in Python.
+
+    :meth:`ranking` answers one question from the chunks holding its terms only
+    (an inverted index), unless they are most of the chunks.
     """
 
     def __init__(
         self, index: TermIndex, spans: Sequence[tuple[int, int]], vocabulary: set[str]
     ) -> None:
-        text, starts, ends, all_terms = index.text, index.starts, index.ends, index.terms
+        text, starts, ends = index.text, index.starts, index.ends
         n = self.chunks = len(spans)
-        firsts = [cs for cs, _ in spans]
-        lasts = [ce for _, ce in spans]
+        firsts = list(map(itemgetter(0), spans))
+        lasts = list(map(itemgetter(1), spans))
         # Chunk k meets terms [los[k], his[k]): the first ending after its start, up to
         # the first starting at or after its end. Both lists never decrease.
         los = list(map(bisect_right, repeat(ends, n), firsts))
         his = list(map(bisect_left, repeat(starts, n), lasts))
         self.lengths = lengths = list(map(sub, his, los))
-        # A term cut by a chunk's edge counts there as its cut part instead.
-        fixes: dict[str, dict[int, int]] = {}
-        for k, (lo, hi, (cs, ce)) in enumerate(zip(los, his, spans, strict=True)):
-            if lo == hi or (starts[lo] >= cs and ends[hi - 1] <= ce):
-                continue
-            for i in {lo, hi - 1}:
-                whole = all_terms[i]
-                cut = text[max(starts[i], cs) : min(ends[i], ce)].lower()
-                if cut == whole:
-                    continue
-                if whole in vocabulary:
-                    fix = fixes.setdefault(whole, {})
-                    fix[k] = fix.get(k, 0) - 1
-                if cut in vocabulary:
-                    fix = fixes.setdefault(cut, {})
-                    fix[k] = fix.get(k, 0) + 1
+        counts = {term: self._whole(index, term, firsts, lasts) for term in vocabulary}
+        cut: dict[str, list[int]] = {}
+        for k, part in self._cut_parts(text, starts, ends, firsts, lasts, los, his, vocabulary):
+            cut.setdefault(part, []).append(k)
+        for part, chunks in cut.items():
+            counts[part].update(chunks)
         norms = _norms(lengths)
-        places = index.places
         self._sparse: dict[str, tuple[list[int], list[float]]] = {}
         self._dense: dict[str, list[float]] = {}
-        frequent = sorted(
-            t for t in vocabulary if n and FREQUENT_EVERY * len(places.get(t, ())) >= n
-        )
-        counted = [
-            list(map(Counter(all_terms[lo:hi]).get, frequent, repeat(0)))
-            for lo, hi in zip(los, his, strict=True)
-        ]
-        columns = dict(zip(frequent, map(list, zip(*counted, strict=True)), strict=True))
         budget = DENSE_BUDGET
         for term in sorted(vocabulary):
-            fix = fixes.get(term, {})
-            tf = columns.get(term)
-            if tf is not None:  # frequent: counted in every chunk
-                for k, delta in fix.items():
-                    tf[k] += delta
-                holding = n - tf.count(0)
-                if not holding:
-                    continue
-                idf = _idf(n, holding)
-                if 4 * holding >= n and budget >= n:
-                    budget -= n
-                    self._dense[term] = _weights(idf, tf, norms)
-                    continue
-                chunks = list(compress(range(n), tf))
-                tfs = list(compress(tf, tf))
-            else:  # rare: the chunks holding each occurrence are a run
-                counts: dict[int, int] = {}
-                for p in places.get(term, ()):
-                    for k in range(bisect_right(his, p), bisect_right(los, p)):
-                        counts[k] = counts.get(k, 0) + 1
-                for k, delta in fix.items():
-                    counts[k] = counts.get(k, 0) + delta
-                chunks = sorted(k for k, c in counts.items() if c)
-                if not chunks:
-                    continue
-                tfs = [counts[k] for k in chunks]
-                idf = _idf(n, len(chunks))
+            tally = counts[term]
+            if not tally:
+                continue
+            idf = _idf(n, len(tally))
+            if 4 * len(tally) >= n and budget >= n:
+                budget -= n
+                self._dense[term] = _weights(idf, list(map(tally.get, range(n), repeat(0))), norms)
+                continue
+            chunks = sorted(tally)
+            tfs = list(map(tally.__getitem__, chunks))
             self._sparse[term] = chunks, _weights(idf, tfs, list(map(norms.__getitem__, chunks)))
+
+    @staticmethod
+    def _whole(index: TermIndex, term: str, firsts: list[int], lasts: list[int]) -> Counter[int]:
+        """Per chunk, how many occurrences of ``term`` it holds whole: occurrence ``i``
+        is whole in the chunks from the first ending at or after its end to the last
+        starting at or before its start."""
+        places = index.places.get(term, [])
+        first = map(bisect_left, repeat(lasts), map(index.ends.__getitem__, places))
+        stop = map(bisect_right, repeat(firsts), map(index.starts.__getitem__, places))
+        return Counter(chain.from_iterable(map(range, first, stop)))
+
+    @staticmethod
+    def _cut_parts(
+        text: str,
+        starts: list[int],
+        ends: list[int],
+        firsts: list[int],
+        lasts: list[int],
+        los: list[int],
+        his: list[int],
+        vocabulary: set[str],
+    ) -> Iterator[tuple[int, str]]:
+        """``(chunk, part)`` for every term an edge of a chunk cuts whose cut part
+        (lower-cased) is a question term. A chunk's first term is cut when it starts
+        before the chunk, its last when it ends after it; one term cut by both edges
+        is one part."""
+        n = len(firsts)
+        head = [*starts, len(text) + 1]  # head[lo]: where the chunk's first term starts
+        tail = [-1, *ends]  # tail[hi]: where its last term ends
+        cut_first = list(map(lt, map(head.__getitem__, los), firsts))
+        cut_last = list(map(gt, map(tail.__getitem__, his), lasts))
+        # The first term's part: from the chunk's start to the term's end or the chunk's.
+        stops = map(
+            min, map(ends.__getitem__, compress(los, cut_first)), compress(lasts, cut_first)
+        )
+        cuts = map(slice, compress(firsts, cut_first), stops)
+        parts = list(map(str.lower, map(text.__getitem__, cuts)))
+        wanted = list(map(vocabulary.__contains__, parts))
+        chunks = compress(compress(range(n), cut_first), wanted)
+        yield from zip(chunks, compress(parts, wanted), strict=True)
+        # The last term's part, unless it is the first term and counted just now.
+        alone = map(eq, map(sub, his, repeat(1)), los)
+        own = list(map(and_, cut_last, map(not_, map(and_, alone, cut_first))))
+        begins = map(starts.__getitem__, map(sub, compress(his, own), repeat(1)))
+        cuts = map(slice, begins, compress(lasts, own))
+        parts = list(map(str.lower, map(text.__getitem__, cuts)))
+        wanted = list(map(vocabulary.__contains__, parts))
+        chunks = compress(compress(range(n), own), wanted)
+        yield from zip(chunks, compress(parts, wanted), strict=True)
 
     def scores(self, query: Sequence[str]) -> list[float]:
         """Every chunk's score for ``query`` (its terms, from :func:`terms`). Each
         chunk's sum runs in the order of the query's terms, whichever form a term's
         weights are kept in (adding the 0.0 of an absent term changes nothing)."""
         scores = [0.0] * self.chunks
+        run: list[list[float]] = []  # dense terms in a row: summed in one C pass
+
+        def flush(scores: list[float]) -> list[float]:
+            if run:
+                # One pass of nested maps: each chunk's sum still in the query's order.
+                # (Not sum(): since Python 3.12 it compensates, and Pyodide's is 3.14.)
+                summed: Iterable[float] = scores
+                for dense in run:
+                    summed = map(add, summed, dense)
+                scores = list(summed)
+                run.clear()
+            return scores
+
         for term in query:
             dense = self._dense.get(term)
             if dense is not None:
-                scores = list(map(add, scores, dense))
+                run.append(dense)
                 continue
-            chunks, weights = self._sparse.get(term, ((), ()))
+            if term not in self._sparse:
+                continue
+            scores = flush(scores)
+            chunks, weights = self._sparse[term]
             for k, weight in zip(chunks, weights, strict=True):
                 scores[k] += weight
-        return scores
+        return flush(scores)
+
+    def pairs(self, query: Sequence[str]) -> int:
+        """How many (chunk, score) pairs :meth:`ranking` computes for ``query``: the
+        chunks holding each of its terms, or every chunk when that is cheaper."""
+        sparse = 0
+        for term in query:
+            if term in self._dense:
+                return self.chunks
+            sparse += len(self._sparse.get(term, ((),))[0])
+        return sparse if SPARSE_EVERY * sparse <= self.chunks else self.chunks
+
+    def ranking(self, query: Sequence[str]) -> Ranking:
+        """The chunks' ranking for ``query``: from the chunks holding its terms alone
+        when they are few (:meth:`pairs`), else from every chunk's score. Either way
+        the same scores, summed in the same order."""
+        if self.pairs(query) == self.chunks and self.chunks:
+            return Ranking(full=self.scores(query))
+        held = [self._sparse[term] for term in query if term in self._sparse]
+        if not held:
+            return Ranking(found={})
+        # The first term's weights are its chunks' scores (0.0 + w is w), taken at C speed.
+        found = dict(zip(*held[0], strict=True))
+        get = found.get
+        for chunks, weights in held[1:]:
+            for k, weight in zip(chunks, weights, strict=True):
+                found[k] = get(k, 0.0) + weight
+        return Ranking(found=found)
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """The chunks' ranking for one question: every chunk's score (``full``), or the
+    scores of the chunks holding one of its terms (``found``; any other scores 0).
+    :meth:`top` and :meth:`rank_of` answer as :func:`top` and :func:`rank_of` do on
+    the full list."""
+
+    full: list[float] | None = None
+    found: dict[int, float] | None = None
+
+    def top(self, k: int) -> list[int]:
+        if self.full is not None:
+            return top(self.full, k)
+        found = self.found or {}
+        best = heapq.nlargest(k, zip(found.values(), map(neg, found), strict=True))
+        return [-negative for score, negative in best if score > 0]
+
+    def rank_of(self, first: int, last: int) -> int | None:
+        if self.full is not None:
+            return rank_of(self.full, first, last)
+        found = self.found or {}
+        if last - first < len(found):
+            run = [(found[k], -k) for k in range(first, last + 1) if k in found]
+        else:
+            run = [(s, -k) for k, s in found.items() if first <= k <= last]
+        if not run:
+            return None
+        score, negative = max(run)
+        if score <= 0:
+            return None
+        tied = compress(found.keys(), map(score.__eq__, found.values()))
+        higher = sum(map(score.__lt__, found.values()))
+        return 1 + higher + sum(map((-negative).__gt__, tied))
 
 
 def top(scores: Sequence[float], k: int) -> list[int]:
@@ -283,8 +380,12 @@ def top(scores: Sequence[float], k: int) -> list[int]:
     >>> top([0.5, 0.0, 2.0, 0.5], 3)
     [2, 0, 3]
     """
-    best = heapq.nlargest(k, zip(scores, range(0, -len(scores), -1), strict=True))
-    return [-negative for score, negative in best if score > 0]
+    if k <= 0 or not scores:
+        return []
+    # The k-th best score, then every chunk at least as good (ties too), in C.
+    least = max(heapq.nlargest(k, scores)[-1], math.ulp(0))  # a 0 is not retrieved
+    chosen = compress(range(len(scores)), map(least.__le__, scores))
+    return sorted(chosen, key=lambda i: -scores[i])[:k]
 
 
 def rank_of(scores: Sequence[float], first: int, last: int) -> int | None:

@@ -23,6 +23,7 @@ from ..errors import InputError
 from ..facts import MAX_BYTES, MAX_CHUNKS, MAX_PROCESSED_UNITS
 from .cache import per_text
 from .chunkings import Chunk, Window, chunk_of, chunking_of, plain_params, segment, word_list
+from .fingerprint import TextFacts, text_facts
 from .params import Params
 from .sentences import Boundaries, SentenceUnits
 from .summary import Summary, summarize
@@ -64,6 +65,8 @@ class Report:
     boundaries: Boundaries | None
     #: Whether a leading byte-order mark was removed: offsets count from after it.
     bom_removed: bool = False
+    #: The text the offsets count in (its SHA-256, size and line breaks).
+    text: TextFacts | None = None
 
 
 def check_size(text: str) -> int:
@@ -209,4 +212,5 @@ def chunk_text(
         chunks=built,
         boundaries=bounds,
         bom_removed=bom_removed,
+        text=text_facts(text),
     )

@@ -1,4 +1,4 @@
-"""The evidence document (``pyapp.evidence/1``) and its exact JSON text.
+"""The evidence document (``pyapp.evidence/2``) and its exact JSON text.
 
 ``python -m pyapp evidence`` prints :func:`dumps` of the report, and the page's
 download is the same text from the ``evidence`` op, so the two are equal byte for
@@ -20,7 +20,10 @@ from .export import cap_json
 
 __all__ = ["SCHEMA", "document", "dumps", "evidence_jsonl", "export_filename", "item_json"]
 
-SCHEMA: Final = "pyapp.evidence/1"
+#: ``/2`` added ``text`` (the SHA-256, size and line breaks of the text the offsets
+#: count in, :mod:`~pyapp.core.fingerprint`), which the evidence list's export names
+#: in its last line too.
+SCHEMA: Final = "pyapp.evidence/2"
 
 JSON = dict[str, Any]
 
@@ -74,6 +77,7 @@ def document(report: EvidenceReport) -> JSON:
             "top_k": report.top_k,
         },
         "bom_removed": report.bom_removed,
+        "text": report.text.to_json(),
         "summary": {
             "units": s.units,
             "chunks": s.chunks,
@@ -118,6 +122,7 @@ def export_filename(report: EvidenceReport) -> str:
 
 
 def evidence_jsonl(report: EvidenceReport) -> str:
-    """The usable items as JSON Lines with their offsets: the evidence list's export,
-    which ``--evidence`` reads back to the same items."""
-    return jsonl([r.item for r in report.items])
+    """The usable items as JSON Lines with their offsets, and a last line naming the
+    text they count in: the evidence list's export, which ``--evidence`` reads back
+    to the same items (and refuses against another text)."""
+    return jsonl([r.item for r in report.items], text=report.text)

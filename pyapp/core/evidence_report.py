@@ -42,13 +42,22 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..errors import InputError
-from ..facts import MAX_EVIDENCE_LISTED, MAX_RETRIEVAL_UNITS, UNITS
-from .bm25 import ChunkIndex, rank_of, term_index, terms, top
+from ..facts import MAX_EVIDENCE_LISTED, MAX_RETRIEVAL_PAIRS, MAX_RETRIEVAL_UNITS, UNITS
+from .bm25 import ChunkIndex, term_index, terms
 from .cache import per_text
 from .chunking import Cap, check_size
 from .chunkings import Chunking, chunking_of, segment
 from .coverage import ItemUnits, item_units, min_overlap, touch_range, whole_range
-from .evidence import Evidence, EvidenceItem, LineError, parse_items, parse_jsonl, require_items
+from .evidence import (
+    Evidence,
+    EvidenceItem,
+    LineError,
+    parse_items,
+    parse_jsonl,
+    require_fit,
+    require_items,
+)
+from .fingerprint import TextFacts, text_facts
 from .params import Params, quote
 from .summary import Summary, summarize
 from .units import strip_bom
@@ -136,6 +145,8 @@ class EvidenceReport:
     #: :data:`~pyapp.facts.MAX_EVIDENCE_LISTED` indices and are left out.
     capped: Cap | None
     bom_removed: bool
+    #: The text the offsets count in (its SHA-256, size and line breaks).
+    text: TextFacts
 
     @property
     def whole(self) -> int:
@@ -224,12 +235,23 @@ def retrieve(
     spans = chunking.spans()
     queries = {i: terms(items[i].question or "") for i in asked}
     index = ChunkIndex(term_index(text), spans, {t for q in queries.values() for t in q})
+    pairs = sum(index.pairs(queries[i]) for i in asked)
+    if pairs > MAX_RETRIEVAL_PAIRS:
+        return Retrieval(
+            questions=len(asked),
+            skipped=(
+                f"the retrieval check would score {pairs:,} (question, chunk) pairs for"
+                f" {len(asked):,} questions over {len(windows):,} chunks, over its"
+                f" {MAX_RETRIEVAL_PAIRS:,} limit: raise the size, or check fewer questions"
+                " at a time"
+            ),
+        ), per_item
     recalled = context = repeated = 0
     for i in asked:
-        scores = index.scores(queries[i])
+        ranking = index.ranking(queries[i])
         whole, touches = ranges[i]
-        rank_whole = rank_of(scores, *whole) if whole is not None else None
-        chosen = sorted(top(scores, top_k))
+        rank_whole = ranking.rank_of(*whole) if whole is not None else None
+        chosen = sorted(ranking.top(top_k))
         lengths = sum(lengths_of[k] for k in chosen)
         union = reach = 0
         for k in chosen:  # windows in index order start in order: merge as we go
@@ -238,7 +260,7 @@ def retrieve(
             reach = max(reach, end)
         result = QuestionResult(
             rank_whole=rank_whole,
-            rank_touching=rank_of(scores, *touches),
+            rank_touching=ranking.rank_of(*touches),
             context_units=lengths,
             context_repeated_units=lengths - union,
         )
@@ -255,12 +277,15 @@ def retrieve(
     ), per_item
 
 
-def read_evidence(text: str, *, jsonl: str | None, items: object) -> Evidence:
+def read_evidence(text: str, *, jsonl: str | None, items: object, fit: bool = False) -> Evidence:
     """The evidence from JSON Lines or a list of items (exactly one of them), refused
-    when nothing in it can be used."""
+    when nothing in it can be used, and with ``fit`` when a line does not fit the
+    text (:func:`~pyapp.core.evidence.require_fit`)."""
     if (jsonl is None) == (items is None):
         raise InputError("evidence", "give the evidence either as JSON Lines or as a list")
     evidence = parse_jsonl(text, jsonl) if jsonl is not None else parse_items(text, items)
+    if fit:
+        require_fit(evidence)
     require_items(evidence)
     return evidence
 
@@ -272,13 +297,16 @@ def check_evidence(
     jsonl: str | None = None,
     items: object = None,
     top_k: int,
+    fit: bool = False,
 ) -> EvidenceReport:
     """Check the evidence (JSON Lines ``jsonl`` or a list ``items``) against ``text``
     under ``params``. A leading byte-order mark is removed first (offsets count from
-    after it, as in the chunk export), and the report says so."""
+    after it, as in the chunk export), and the report says so. ``fit`` refuses
+    evidence made on another text (the command line's rule) instead of listing
+    those lines under ``errors`` (the page's)."""
     text, bom_removed = strip_bom(text)
     input_bytes = check_size(text)
-    evidence = read_evidence(text, jsonl=jsonl, items=items)
+    evidence = read_evidence(text, jsonl=jsonl, items=items, fit=fit)
     return _check(text, params, evidence, top_k, input_bytes, bom_removed)
 
 
@@ -328,4 +356,5 @@ def _check(
         retrieval=retrieval,
         capped=capped,
         bom_removed=bom_removed,
+        text=text_facts(text),
     )

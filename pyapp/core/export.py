@@ -1,4 +1,4 @@
-"""The versioned export document (``pyapp.chunks/3``) and its exact JSON text.
+"""The versioned export document (``pyapp.chunks/4``) and its exact JSON text.
 
 Numbers: an exact integer is written as a JSON integer, any other fraction as
 the nearest float (``4/3`` -> ``1.3333333333333333``). A ratio over zero units
@@ -33,8 +33,10 @@ __all__ = [
 #: ``/2`` added the ``boundaries`` section (sentences no chunk holds whole);
 #: ``/3`` added ``bom_removed`` (a leading byte-order mark is not text), the model
 #: preset (``params.model``, ``max_tokens``, ``special_tokens``), each token chunk's
-#: ``tokens_alone`` and the summary's ``max_tokens_alone`` and ``chunks_over_limit``.
-SCHEMA: Final = "pyapp.chunks/3"
+#: ``tokens_alone`` and the summary's ``max_tokens_alone`` and ``chunks_over_limit``;
+#: ``/4`` added ``text`` (the SHA-256, size and line breaks of the text the offsets
+#: count in, :mod:`~pyapp.core.fingerprint`).
+SCHEMA: Final = "pyapp.chunks/4"
 
 JSON = dict[str, Any]
 
@@ -123,6 +125,7 @@ def document(report: Report) -> JSON:
         "params": params_json(report),
         "summary": summary_json(report.summary),
         "bom_removed": report.bom_removed,
+        "text": report.text.to_json() if report.text is not None else None,
         "boundaries": boundaries_json(report.boundaries) if report.boundaries else None,
         "chunks": [chunk_json(c) for c in report.chunks],
         "capped": cap_json(report.capped),

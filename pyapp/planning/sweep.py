@@ -150,9 +150,11 @@ def sweep_text(
     evidence_jsonl: str | None = None,
     evidence: object = None,
     top_k: object = None,
+    fit: bool = False,
 ) -> Sweep:
     """Sweep ``text`` around one configuration (validated like ``chunk``'s), with the
-    evidence columns when ``evidence_jsonl`` or ``evidence`` is given."""
+    evidence columns when ``evidence_jsonl`` or ``evidence`` is given (``fit``: evidence
+    made on another text is refused, as the ``evidence`` command refuses it)."""
     params = parse_params(
         unit=unit, encoding=encoding, size=size, overlap=overlap, overlap_mode=overlap_mode
     )
@@ -162,7 +164,7 @@ def sweep_text(
     seg = segment(text, params)
     if evidence_jsonl is not None or evidence is not None:
         k = parse_whole("top_k", EVIDENCE_DEFAULTS["top_k"] if top_k is None else top_k)
-        read = read_evidence(text, jsonl=evidence_jsonl, items=evidence)
+        read = read_evidence(text, jsonl=evidence_jsonl, items=evidence, fit=fit)
         spans = [(item.start, item.end) for item in read.items]
         check = _Evidence(text, seg, read, item_units(text, seg, spans), k)
     units = seg.count

@@ -161,9 +161,14 @@ def _op_segments(request: JSON) -> JSON:
 def _op_cards(request: JSON) -> JSON:
     """Chunk cards ``[from, to)``, for a result whose caps are lifted."""
     start = _offset(request, "from", 0)
-    return cards_view(
-        _text(request), _params(request), first=start, stop=_offset(request, "to", start)
-    )
+    stop = _offset(request, "to", start)
+    if stop < start:
+        raise InputError(
+            "to",
+            f"to ({stop:,}) is less than from ({start:,}): ask for the cards [from, to),"
+            " with to at least from",
+        )
+    return cards_view(_text(request), _params(request), first=start, stop=stop)
 
 
 def _op_text(request: JSON) -> JSON:
@@ -340,7 +345,9 @@ def handle(request_json: str) -> str:
         return _error(op, exc.field, exc.message)
     except (RecursionError, MemoryError) as exc:
         return _error(op, None, f"the request is too large to answer ({type(exc).__name__})")
-    except Exception as exc:  # a bug: say so plainly, keep the details for the console
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # a bug (or a library's panic): say so, details to the console
         traceback.print_exc(file=sys.stderr)
         return _error(
             op,

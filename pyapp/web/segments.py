@@ -34,6 +34,7 @@ from operator import sub
 from typing import Any, Final
 
 from ..core.cache import per_text
+from ..core.chunking import check_size
 from ..core.chunkings import Chunking, chunking_of
 from ..core.params import Params
 from ..core.units import strip_bom
@@ -142,6 +143,7 @@ def segments_view(
     ([0, 3, 6], [1, 2, 3])
     """
     text, bom_removed = strip_bom(text)
+    check_size(text)  # over the limit or with a lone surrogate: refused, as by every op
     length = len(text)
     edges = pages(text)
     last = len(edges) - 1  # the number of pages

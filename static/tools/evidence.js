@@ -63,6 +63,20 @@ function trimmed(s, a, b) {
   return a < b ? [a, b] : null;
 }
 
+/**
+ * [a, b) in UTF-16 units of `s`, widened to whole code points: an end inside a
+ * surrogate pair moves out of it (a start back to the pair's high half, an end past
+ * its low half).
+ * @param {string} s
+ * @param {number} a
+ * @param {number} b
+ * @returns {[number, number]}
+ */
+export function wholeCharacters(s, a, b) {
+  const inside = (i) => i > 0 && i < s.length && (s.charCodeAt(i) & 0xfc00) === 0xdc00 && (s.charCodeAt(i - 1) & 0xfc00) === 0xd800;
+  return [inside(a) ? a - 1 : a, inside(b) ? b + 1 : b];
+}
+
 /** "chunks 3, 4" or "chunks 3–9": 1-based, as the cards are titled. */
 function chunkWords(indices) {
   if (indices.length === 1) return `chunk ${fmt.integer(indices[0] + 1)}`;
@@ -72,13 +86,16 @@ function chunkWords(indices) {
 }
 
 /**
+ * `textOf()` is the text the engine computes on (the box's, or a file's exact text the
+ * box shows with LF line breaks), `fromBox(at)` a UTF-16 index of the box in that text.
  * @param {{engine: object, panel: HTMLElement, textBox: HTMLTextAreaElement,
+ *   textOf?: () => string, fromBox?: (at: number) => number,
  *   chunkList: HTMLElement, topK: HTMLInputElement | null,
  *   goTo: (index: number) => void, apply: (setting: {overlap: number}) => void}} options
  *   `topK` is the budget panel's top-k field (its value is k; empty: the default);
  *   `goTo` shows a chunk's card; `apply` puts an overlap (whole units) into the main view.
  */
-export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, apply }) {
+export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.value, fromBox = (at) => at, chunkList, topK, goTo, apply }) {
   const $ = (testid) => panel.querySelector(`[data-testid="${testid}"]`);
   const ui = {
     question: $("evidence-question"),
@@ -471,7 +488,7 @@ export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, a
 
   /** The list follows the text in the box now (typed since the last view landed). */
   function followBox() {
-    const dropped = list.follow(textBox.value);
+    const dropped = list.follow(textOf());
     if (dropped.length > 0) sayDropped(dropped);
   }
 
@@ -491,8 +508,13 @@ export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, a
       const start = inView.start + codePointsIn(inView.text, lead);
       return { start, end: start + codePointsIn(kept) };
     }
-    const { selectionStart: a, selectionEnd: b, value } = textBox;
-    if (!boxLast || a === b) return null;
+    const { selectionStart, selectionEnd } = textBox;
+    if (!boxLast || selectionStart === selectionEnd) return null;
+    // The place in the text the engine computes on, which may hold CRLF where the box
+    // shows LF. A selection that cuts a surrogate pair takes the whole character: the
+    // engine counts code points, and half of one is none (it was an empty [n, n) item).
+    const value = textOf();
+    const [a, b] = wholeCharacters(value, fromBox(selectionStart), fromBox(selectionEnd));
     const range = trimmed(value, a, b);
     if (range === null) return { empty: true };
     const bom = value.length - bodyOf(value).length;
@@ -538,7 +560,7 @@ export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, a
       say(ui.loadNote, `Reading ${source}…`);
       ui.lineErrors.replaceChildren();
       followBox(); // the quotes are found in the text as the box holds it now
-      const request = { op: "evidence", ...settingOf(view), text: textBox.value, top_k: DEFAULT_K, evidence_jsonl: jsonl };
+      const request = { op: "evidence", ...settingOf(view), text: textOf(), top_k: DEFAULT_K, evidence_jsonl: jsonl };
       const response = await call(PURPOSE.evidence, request);
       if (response === null) {
         say(ui.loadNote, `Reading ${source} was interrupted: try again.`, "warning");
@@ -688,7 +710,7 @@ export function mountEvidence({ engine, panel, textBox, chunkList, topK, goTo, a
   return {
     /** A main `chunk` result is on screen for `request`: check the evidence against it. */
     viewLanded(request) {
-      if (request.text !== textBox.value) return; // the box moved on: a newer view follows
+      if (request.text !== textOf()) return; // the box moved on: a newer view follows
       view = request;
       ui.add.disabled = false;
       ui.pasteAdd.disabled = false;

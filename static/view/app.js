@@ -20,6 +20,7 @@ import { mountFileOpen } from "./file-open.js";
 import * as fmt from "./format.js";
 import { readHash, writeHash } from "./hash.js";
 import { LimitView } from "./limits.js";
+import { ExactText } from "./line-breaks.js";
 import { buildModelSelect, presetForTools, presetSettings, renderModelFigures } from "./models.js";
 import { mountNumberKeys } from "./number-keys.js";
 import { renderOverview } from "./overview.js";
@@ -87,6 +88,7 @@ const ui = {
   clearText: $("#clear-text"),
   openFile: $("#open-file"),
   bomNote: $("#bom-note"),
+  breaksNote: $("#breaks-note"),
   textKept: $("#text-kept"),
   shareLink: $("#share-link"),
   downloadReason: $("#download-reason"),
@@ -137,6 +139,29 @@ const centre = mountCentre({
   recompute: () => schedule(0),
 });
 
+/**
+ * The exact text of a file (or a kept text) with CR line breaks, while the box shows it
+ * with LF ones (static/view/line-breaks.js); null when the box's text is the text.
+ * @type {ExactText | null}
+ */
+let exact = null;
+
+/** The text the engine computes on: the box's, or the exact text it shows. */
+function theText() {
+  return exact ? exact.text : ui.text.value;
+}
+
+/** Puts `text` in the box, keeping it exact when the box would change its line breaks. */
+function holdText(text) {
+  exact = ExactText.of(text);
+  ui.text.value = text;
+  if (exact) {
+    ui.breaksNote.textContent = `${exact.breaks} line breaks, shown here as LF: the counts, chunks, offsets and downloads keep them, as the command line does.`;
+    ui.breaksNote.dataset.state = "exact";
+  }
+  ui.breaksNote.hidden = !exact;
+}
+
 /** Settings as the user typed them (strings; the engine validates). */
 let settings = readHash("");
 /** The last configuration the engine accepted, and its result. */
@@ -156,7 +181,7 @@ function saveHash() {
 function buildRequest(op) {
   return {
     op,
-    text: ui.text.value,
+    text: theText(),
     unit: settings.unit,
     encoding: settings.enc,
     size: settings.size,
@@ -346,10 +371,17 @@ function onSettingsEdited({ delay = FIELD_DELAY_MS } = {}) {
 function applySettings(next) {
   settings = next;
   showSettings(ui, settings);
+  encodingInfo.show(settings.enc); // a model may bring another encoding: its licence line too
   onSettingsEdited({ delay: 0 });
 }
 
 ui.text.addEventListener("input", () => {
+  if (exact) {
+    // An edit: the text is now the box's, whose line breaks are LF. Said, not silent.
+    ui.breaksNote.textContent = `Edited: the text is now the box's, so its line breaks are LF (they were ${exact.breaks}).`;
+    ui.breaksNote.dataset.state = "edited";
+    exact = null;
+  }
   textStore.save(ui.text.value);
   schedule();
 });
@@ -422,7 +454,7 @@ ui.overview.addEventListener("click", (event) => {
 
 for (const button of document.querySelectorAll("[data-example]")) {
   button.addEventListener("click", () => {
-    ui.text.value = EXAMPLE_TEXT;
+    holdText(EXAMPLE_TEXT);
     textStore.save(EXAMPLE_TEXT);
     const overlap = button.dataset.example === "overlap" ? "1" : "0";
     applySettings({ ...settings, unit: "word", size: "4", overlap, om: "units", tpu: "1", price: "1" });
@@ -466,10 +498,12 @@ ui.cutMarks.addEventListener("change", () => {
 
 /** Puts a new text in the box (a file, or Clear) as if it had been typed. */
 function replaceText(text) {
-  ui.text.value = text;
+  holdText(text);
   ui.text.scrollTop = 0;
   errors.clear();
-  schedule(0);
+  // After the pause a paste gets, so the box is drawn before the worker starts on a
+  // megabyte (on a busy two-core machine they share the time the frame needs).
+  schedule();
 }
 
 ui.clearText.addEventListener("click", () => {
@@ -506,7 +540,7 @@ mountNumberKeys(document, (input) => {
 
 const tools = mountTools({
   engine,
-  source: () => ({ text: ui.text.value, unit: settings.unit, encoding: settings.enc }),
+  source: () => ({ text: theText(), unit: settings.unit, encoding: settings.enc }),
   // The panels start from the main settings and this text's own counts.
   main: () => ({ settings, result: lastGood?.result ?? null }),
   // A sweep point chosen: its size and overlap (whole units) go into the main inputs.
@@ -519,6 +553,9 @@ const evidence = mountEvidence({
   engine,
   panel: $("#evidence-panel"),
   textBox: ui.text,
+  // The text the engine computes on, and a place in the box as a place in that text.
+  textOf: theText,
+  fromBox: (at) => (exact ? exact.fromBox(at) : at),
   chunkList: ui.chunkList,
   topK: $("#budget-top-k"), // k for the retrieval check is the budget panel's top-k
   goTo: (index) => cards.goTo(index),
@@ -541,8 +578,8 @@ saveHash();
  */
 const restored = textStore.load().then((kept) => {
   if (ui.text.value !== "") return;
-  if (kept?.text !== undefined) ui.text.value = kept.text;
-  else if (!kept?.emptied) ui.text.value = SAMPLE_TEXT;
+  if (kept?.text !== undefined) holdText(kept.text);
+  else if (!kept?.emptied) holdText(SAMPLE_TEXT);
 });
 
 engine.listen({

@@ -7,6 +7,16 @@
 //
 // Typing cannot get there quickly, and a text that gets there another way is
 // refused by the engine client before it crosses (engine/engine-client.js).
+//
+// A long paste (or a paste over a long selection) is put in by the page itself,
+// with setRangeText, as if the browser had: the same text in the same place, the
+// caret after it, one `input` event (inputType "insertFromPaste"). The browser's
+// own paste inserts a document line by line, each line a DOM edit followed by a
+// forced style and layout; in this page each of those costs far more than in a
+// bare textarea (a megabyte of 20,000 lines pasted over the sample froze the tab
+// for seconds to tens of seconds, over a megabyte for minutes), while a single
+// value change lays the box out once. What is lost is the browser's undo step for
+// that paste (Ctrl+Z does not take it back); a short paste keeps it.
 
 import { bytesText, MAX_BYTES, measureText } from "../engine/text-limit.js";
 import * as fmt from "./format.js";
@@ -22,6 +32,23 @@ function sizeWith(box, added) {
   return measureText(value.slice(0, start) + added + value.slice(end));
 }
 
+/**
+ * A paste of at least this many UTF-16 units, or over a selection of that many, is
+ * put in by the page (one value change) instead of by the browser's editing.
+ */
+export const LONG_PASTE_UNITS = 20_000;
+
+/**
+ * Puts `added` in place of the box's selection in one value change, the caret after
+ * it, and fires the `input` event the browser's paste would have.
+ * @param {HTMLTextAreaElement} box
+ * @param {string} added
+ */
+function insertWhole(box, added) {
+  box.setRangeText(added, box.selectionStart, box.selectionEnd, "end");
+  box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertFromPaste" }));
+}
+
 /** The second half of every refusal: the limit, and that nothing was lost. */
 export function overLimitTail() {
   return `over the ${fmt.integer(MAX_BYTES)}-byte limit. The previous text is kept.`;
@@ -34,8 +61,16 @@ export function overLimitTail() {
 export function guardPaste(box, onRefused) {
   const check = (event, data, verb) => {
     if (verb === "dropped" && data?.types?.includes("Files")) return; // a file: file-open.js
-    const size = sizeWith(box, data?.getData("text/plain") ?? "");
-    if (!size.over) return;
+    const added = data?.getData("text/plain") ?? "";
+    const size = sizeWith(box, added);
+    if (!size.over) {
+      const long = added.length >= LONG_PASTE_UNITS || box.selectionEnd - box.selectionStart >= LONG_PASTE_UNITS;
+      if (verb === "pasted" && long) {
+        event.preventDefault();
+        insertWhole(box, added);
+      }
+      return;
+    }
     event.preventDefault();
     onRefused(`The ${verb} text was not put in: the text would be ${bytesText(size)}, ${overLimitTail()}`);
   };

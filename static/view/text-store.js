@@ -7,8 +7,14 @@
 // the page's thread (a megabyte written to localStorage instead holds the page for
 // 20 to 50 ms on every pause in typing). When the page is hidden (a tab closed, a
 // reload) with an edit not yet written, that text goes to localStorage at once,
-// since a write begun then may not finish; the next visit takes it from there (it is
-// the newer one) and moves it into IndexedDB.
+// since a write begun then may not finish; the next visit takes it from there when it
+// is the newer one, and moves it into IndexedDB.
+//
+// The newest text wins: every text kept carries the time it was typed (`at`, ms since
+// the epoch), in IndexedDB and in localStorage alike, and the next visit opens with the
+// newer of the two. Two tabs write to the same place: a tab closed before its write
+// finished leaves its copy in localStorage, and another tab's later edit, written to
+// IndexedDB afterwards, is the newer one, so it stays.
 //
 //   const store = new TextStore();
 //   await store.load();  // {text} kept, {emptied: true} after Clear, or null (first visit)
@@ -34,6 +40,22 @@ function settle(request) {
   });
 }
 
+/**
+ * The copy a hidden page left in localStorage, as `{text, at}`, or null. A copy left
+ * by an older page is the bare text, with no time: it counts as older than any timed
+ * record.
+ * @param {string | null} stored
+ * @returns {{text: string, at: number} | null}
+ */
+function unsavedCopy(stored) {
+  if (stored === null) return null;
+  try {
+    const copy = JSON.parse(stored);
+    if (copy && typeof copy.text === "string" && typeof copy.at === "number") return { text: copy.text, at: copy.at };
+  } catch {}
+  return { text: stored, at: 0 };
+}
+
 export class TextStore {
   /** @param {{onProblem?: (message: string) => void}} [options] */
   constructor({ onProblem = () => {} } = {}) {
@@ -41,7 +63,8 @@ export class TextStore {
     /** @type {Promise<IDBDatabase | null> | null} */
     this.db = null;
     this.timer = 0;
-    this.pending = null; // the text waiting to be written, or null
+    /** @type {{text: string, at: number} | null} the text waiting to be written, and when it was typed */
+    this.pending = null;
     this.reported = false;
   }
 
@@ -99,22 +122,26 @@ export class TextStore {
   /** What was kept: `{text}`, `{emptied: true}` (cleared), or null (nothing yet). */
   async load() {
     const local = this.local();
-    const unsaved = local?.getItem(PENDING) ?? null;
-    if (unsaved !== null) {
-      // The newest text: the page was hidden before it was written. Move it.
-      await this.transact("readwrite", (store) => store.put({ text: unsaved }, KEY));
-      local.removeItem(PENDING);
-      return { text: unsaved };
-    }
+    const unsaved = unsavedCopy(local?.getItem(PENDING) ?? null);
     const record = await this.transact("readonly", (store) => store.get(KEY));
-    if (!record || typeof record !== "object") return null;
-    if (record.emptied === true) return { emptied: true };
-    return typeof record.text === "string" ? { text: record.text } : null;
+    const kept = record && typeof record === "object" ? record : null;
+    const keptAt = typeof kept?.at === "number" ? kept.at : -1; // a record of an older page: no time
+    if (unsaved !== null) {
+      local.removeItem(PENDING);
+      if (unsaved.at > keptAt) {
+        // The newer text: a page was hidden before it was written. Move it.
+        await this.transact("readwrite", (store) => store.put(unsaved, KEY));
+        return { text: unsaved.text };
+      }
+    }
+    if (kept === null) return null;
+    if (kept.emptied === true) return { emptied: true };
+    return typeof kept.text === "string" ? { text: kept.text } : null;
   }
 
   /** Keeps `text` after a short pause; a newer call replaces an older one. */
   save(text) {
-    this.pending = text;
+    this.pending = { text, at: Date.now() };
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.write(), SAVE_DELAY_MS);
   }
@@ -122,24 +149,26 @@ export class TextStore {
   /** Writes the waiting text to IndexedDB; then a copy left in localStorage is stale. */
   async write() {
     clearTimeout(this.timer);
-    const text = this.pending;
-    if (text === null) return;
+    const record = this.pending;
+    if (record === null) return;
     this.pending = null;
-    const written = await this.transact("readwrite", (store) => store.put({ text }, KEY));
+    const written = await this.transact("readwrite", (store) => store.put(record, KEY));
     const local = this.local();
-    if (written !== undefined && local?.getItem(PENDING) === text) local.removeItem(PENDING);
+    if (written !== undefined && unsavedCopy(local?.getItem(PENDING) ?? null)?.at === record.at) {
+      local.removeItem(PENDING);
+    }
   }
 
   /** The page is being hidden: a text not yet written goes to localStorage at once. */
   flush() {
-    const text = this.pending;
-    if (text === null) return;
-    this.write(); // may finish; if it does not, the next visit has the copy below
+    const record = this.pending;
+    if (record === null) return;
     try {
-      this.local()?.setItem(PENDING, text);
+      this.local()?.setItem(PENDING, JSON.stringify(record));
     } catch (err) {
       this.problem(err);
     }
+    this.write(); // may finish; if it does not, the next visit has the copy above
   }
 
   /** Removes the kept text; the page opens with an empty box until something is typed. */
@@ -149,6 +178,6 @@ export class TextStore {
     try {
       this.local()?.removeItem(PENDING);
     } catch {}
-    return this.transact("readwrite", (store) => store.put({ emptied: true }, KEY));
+    return this.transact("readwrite", (store) => store.put({ emptied: true, at: Date.now() }, KEY));
   }
 }

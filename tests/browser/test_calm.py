@@ -13,6 +13,8 @@ few visits each checking what a person notices in one sitting.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +114,61 @@ def test_the_text_comes_back_after_a_reload_and_a_new_tab_and_clear_removes_it(
     stored = again.evaluate(STORED)
     assert "Kept words" not in stored and '"emptied":true' in stored, stored
     again.close()
+
+
+# A tab whose IndexedDB write never finishes (it was closed first): only the copy it
+# leaves in localStorage when hidden keeps its text.
+HELD_WRITES = """(() => {
+  IDBObjectStore.prototype.put = function () {
+    throw new DOMException("held: the tab closes before its write", "AbortError");
+  };
+})();"""
+
+# Resolves once the page's IndexedDB record holds `text` (the write after the pause).
+WRITTEN = """async (text) => {
+  for (;;) {
+    const db = await new Promise((resolve, reject) => {
+      const request = indexedDB.open("rag-chunk-visualizer");
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+    const record = await new Promise((resolve) => {
+      const request = db.transaction("text").objectStore("text").get("current");
+      request.onsuccess = () => resolve(request.result);
+    });
+    db.close();
+    if (record?.text === text) return true;
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+  }
+}"""
+
+
+def test_the_newest_text_wins_over_a_closed_tabs_unwritten_copy(
+    page: Any, context: Any, site_url: str
+) -> None:
+    url = f"{site_url}#unit=word&size=4&overlap=1&om=units&price=1"
+    tab_b = page
+    open_ready(tab_b, url)
+    # Tab A: an edit, then the tab is hidden and closed before its write finished.
+    tab_a = context.new_page()
+    tab_a.add_init_script(HELD_WRITES)
+    open_ready(tab_a, url)
+    older = "Older words typed in tab A, one two three four five."
+    configure(tab_a, text=older)
+    tab_a.evaluate("() => window.dispatchEvent(new PageTransitionEvent('pagehide'))")
+    assert older in tab_a.evaluate(STORED)  # its copy, in localStorage
+    tab_a.close()
+    # Tab B: a later edit, written to IndexedDB after the pause.
+    newer = "Newer words typed in tab B afterwards, six seven eight nine."
+    configure(tab_b, text=newer)
+    assert tab_b.evaluate(WRITTEN, newer) is True
+    # The next visit opens with the newer text, and no stale copy is left behind.
+    visit = context.new_page()
+    open_ready(visit, url)
+    expect(visit.get_by_test_id("text-input")).to_have_value(newer)
+    chunks_shown(visit, newer, unit="word", size=4, overlap=1)
+    assert older not in visit.evaluate(STORED)
+    visit.close()
 
 
 # ---- files ----------------------------------------------------------------------------
@@ -216,6 +273,60 @@ def test_files_open_from_the_input_and_a_drop_and_bad_files_are_refused_unread(
     offsets = page.evaluate(FIRST_INVALID, [list(case) for case in NOT_UTF8])
     assert offsets == [python_offset(case) for case in NOT_UTF8]
     assert page.evaluate(FIRST_INVALID, [list("ok 🫨 ✓".encode())]) == [-1]
+
+    # CRLF and CR-only files keep their exact text: the counts, the download and an
+    # evidence passage selected in the box are the command line's on the same file,
+    # though the box shows LF; the page says so, and says when an edit makes them LF.
+    note = page.get_by_test_id("breaks-note")
+    for name, breaks in (("windows.txt", "\r\n"), ("classic-mac.txt", "\r")):
+        exact = breaks.join(["First line 🫨", "", "Second paragraph.", "Third paragraph", ""])
+        path = tmp_path / name
+        path.write_bytes(exact.encode())
+        page.get_by_test_id("open-file").set_input_files(str(path))
+        shown = exact.replace("\r\n", "\n").replace("\r", "\n")
+        expect(box).to_have_value(shown)
+        expect(note).to_be_visible()
+        expect(note).to_contain_text("CRLF line breaks" if breaks == "\r\n" else "CR line breaks")
+        expect(page.get_by_test_id("count-bytes")).to_have_attribute(
+            "data-value", str(len(exact.encode())), timeout=WAIT_MS
+        )
+        chunks_shown(page, exact, unit="char", size=30, overlap=5)
+        with page.expect_download() as info:
+            page.get_by_test_id("download-json").click()
+        saved = tmp_path / f"{name}.json"
+        info.value.save_as(saved)
+        assert saved.read_bytes() == cli_file(path, *flags), name
+        # A passage selected in the box is the same passage of the exact text.
+        at = len(shown[: shown.index("Third")].encode("utf-16-le")) // 2
+        box.evaluate("(el, [a, b]) => { el.focus(); el.setSelectionRange(a, b); }", [at, at + 15])
+        page.get_by_test_id("evidence-add").click()
+        start = exact.index("Third")
+        item = page.locator(
+            f'[data-testid="evidence-item"][data-start="{start}"][data-end="{start + 15}"]'
+        )
+        expect(item).to_have_count(1, timeout=WAIT_MS)
+        page.get_by_test_id("evidence-clear").click()
+    # An edit: the text is the box's now, with LF line breaks, and the page says so.
+    box.press("Control+End")
+    box.type("!")
+    expect(note).to_contain_text("line breaks are LF")
+    edited = shown + "!"
+    expect(page.get_by_test_id("count-bytes")).to_have_attribute(
+        "data-value", str(len(edited.encode())), timeout=WAIT_MS
+    )
+    chunks_shown(page, edited, unit="char", size=30, overlap=5)
+
+
+def cli_file(path: Path, *flags: str) -> bytes:
+    """What ``python -m pyapp chunk FILE`` prints for the file itself, byte for byte."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pyapp", "chunk", str(path), *flags],
+        capture_output=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    return done.stdout
 
 
 # ---- a calm page ----------------------------------------------------------------------

@@ -176,6 +176,15 @@ def test_a_selected_passage_is_checked_and_a_split_one_is_flagged_until_the_sugg
     )
     expect(app.get_by_test_id("evidence-use-min-overlap")).to_be_hidden()
 
+    # Only the low half of the parrot's surrogate pair selected (UTF-16 [1, 2)): the
+    # whole parrot is added, [0, 1) in code points, and the list is still checked.
+    app.get_by_test_id("text-input").evaluate("(el) => { el.focus(); el.setSelectionRange(1, 2); }")
+    app.get_by_test_id("evidence-add").click()
+    evidence_ready(app, 4)
+    parrot = entry_at(app, 0, 1)
+    expect(parrot).to_have_attribute("data-status", "whole")
+    expect(app.get_by_test_id("evidence-add-note")).to_contain_text("Added e4")
+
 
 def test_jsonl_with_bad_lines_counts_the_rest_and_the_exports_match_the_command_line(
     app: Any, tmp_path: Path

@@ -16,13 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import configure, wait_until_ready
+from helpers import configure, error_slot, native, wait_until_ready
+from playwright.sync_api import expect
 
 import build
+from pyapp.facts import page_facts
 
 pytestmark = pytest.mark.browser
 
 RESTORED = "engine: runtime restored from the memory snapshot"
+VOCABULARY_TIMEOUT_MS = 90_000  # the largest vocabulary (tekken) on a loaded machine
 
 
 def compute_once(page: Any, *, size: int, chunks: int) -> None:
@@ -117,4 +120,19 @@ def test_after_one_visit_the_page_loads_and_computes_offline(
     wait_until_ready(page)
     assert page.evaluate("() => navigator.serviceWorker.controller !== null")
     compute_once(page, size=4, chunks=3)
+    # Every encoding works offline, those whose vocabulary was never chosen online too:
+    # the service worker holds their wheels with the rest of the build.
+    text = "Offline means offline: every encoding counts this text, naïve café 🫨 included."
+    configure(page, text=text, unit="token", size=8, overlap=2)
+    for encoding in page_facts()["encodings"]:
+        name = encoding["name"]
+        configure(page, encoding=name)
+        expected = native("chunk", text=text, unit="token", encoding=name, size=8, overlap=2)
+        expect(page.get_by_test_id("count-tokens")).to_have_attribute(
+            "data-value", str(expected["counts"]["tokens"]), timeout=VOCABULARY_TIMEOUT_MS
+        )
+        expect(page.get_by_test_id("summary-chunks")).to_have_attribute(
+            "data-value", str(expected["summary"]["chunks"])
+        )
+        expect(error_slot(page, "encoding")).to_be_hidden()
     context.set_offline(False)

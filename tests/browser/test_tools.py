@@ -339,7 +339,7 @@ def test_the_download_carries_the_boundaries_the_cli_prints(app: Any, tmp_path: 
     saved = tmp_path / "download.json"
     info.value.save_as(saved)
     doc = json.loads(saved.read_bytes())
-    assert doc["schema"] == "pyapp.chunks/3"
+    assert doc["schema"] == "pyapp.chunks/4"
     assert doc["boundaries"] == json.loads(cli.stdout)["boundaries"]
     assert doc["boundaries"]["cut"] > 0
     summary = app.get_by_test_id("boundary-summary")

@@ -144,3 +144,24 @@ def test_ctrl_c_closes_the_dask_cluster_and_leaves_no_process(tmp_path: Path) ->
         assert wait_for_exit(started, 10), "left behind"
     assert process.returncode == 130, err.decode()
     assert out == b"" and err == b"", err.decode()
+
+
+@pytest.mark.parametrize(
+    ("address", "message"),
+    [
+        ("nonsense:::", "--scheduler 'nonsense:::' is not an address"),
+        ("", "--scheduler is empty: give tcp://HOST:PORT"),
+        ("inproc://x", "names a scheduler inside one process"),
+        ("http://x:1", "unknown scheme 'http'"),
+    ],
+    ids=["nonsense", "empty", "inproc", "http"],
+)
+def test_a_scheduler_address_no_client_could_use_is_one_line_at_once(
+    docs: Path, address: str, message: str
+) -> None:
+    """Before, a Client was made and failed while parsing: the right line, then a
+    20 s wait and Client.__del__'s traceback (which the line count catches)."""
+    done = corpus(docs, "--engine", "dask", "--scheduler", address, workers=None, timeout=60)
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr

@@ -46,7 +46,7 @@ def test_the_command_prints_the_evidence_document(files: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == b""
     doc = json.loads(done.stdout)
-    assert doc["schema"] == "pyapp.evidence/1"
+    assert doc["schema"] == "pyapp.evidence/2"
     assert doc["params"] == {
         "unit": "word", "encoding": None, "size": 4, "overlap": 1, "top_k": 1,
     }  # fmt: skip
@@ -93,9 +93,27 @@ def test_a_bad_line_among_good_ones_is_listed_and_the_rest_counts(files: Path) -
 
 
 @pytest.mark.parametrize(
+    "bad",
+    [
+        '{"id": "big", "start": ' + "1" * 5000 + ', "end": 3}',
+        '{"id": "s\\ud800", "quote": "alpha"}',
+        '{"id": "q", "quote": "alpha", "question": "\\udc00?"}',
+    ],
+    ids=["a-5000-digit-offset", "a-lone-surrogate-in-an-id", "a-lone-surrogate-in-a-question"],
+)
+def test_a_line_no_report_could_hold_is_a_line_error_not_a_crash(files: Path, bad: str) -> None:
+    done = run(files, f"{GOOD}\n{bad}\n")
+    assert done.returncode == 0, done.stderr
+    assert b"Traceback" not in done.stderr
+    doc = json.loads(done.stdout)
+    assert [item["id"] for item in doc["evidence"]] == ["g"]
+    assert [error["line"] for error in doc["errors"]] == [2]
+    assert doc["errors"][0]["id"] is None or doc["errors"][0]["id"] == "q"
+
+
+@pytest.mark.parametrize(
     ("line", "said"),
     [
-        ('{"id": 1, "start": 0, "end": 999}', "end (999) is past the end of the text (56 code"),
         ('{"id": 1, "start": 4, "end": 4}', "end (4) must be greater than start (4)"),
         ('{"id": 1, "start": 9, "end": 2}', "end (2) must be greater than start (9)"),
         ('{"id": 1, "start": -2, "end": 2}', "start must not be negative, got -2"),

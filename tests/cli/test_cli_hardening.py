@@ -198,3 +198,12 @@ def test_the_cli_says_on_stderr_when_a_cap_withholds_the_chunks() -> None:
     assert "300 chunks is over the cap of 256" in err and "--no-caps" in err
     lifted = pyapp("chunk", "-", "--size", "1", "--no-caps", stdin=b"w " * 300)
     assert lifted.stderr == b""
+
+
+def test_a_million_spaces_are_chunked_in_tokens_with_exit_0() -> None:
+    """tiktoken alone panics on a run this long. o200k_base has one token for 128
+    spaces: 10**6 = 7,812 x 128 + 64, so 7,813 tokens."""
+    done = pyapp("chunk", "-", "--unit", "token", "--size", "512", stdin=b" " * 10**6)
+    assert done.returncode == 0, done.stderr.decode()
+    summary = json.loads(done.stdout)["summary"]
+    assert (summary["units"], summary["chunks"], summary["input_chars"]) == (7813, 16, 10**6)

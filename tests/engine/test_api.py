@@ -190,7 +190,7 @@ def test_export_returns_the_cli_text_and_a_filename_carrying_the_parameters() ->
     result = call(op="export", text=TEN_WORDS, unit="word", size=4, overlap="25%")["result"]
     assert result["filename"] == "chunks-word-4-1.json"
     doc = json.loads(result["json"])
-    assert doc["schema"] == "pyapp.chunks/3"
+    assert doc["schema"] == "pyapp.chunks/4"
     assert result["json"].endswith("}\n")
 
 
@@ -347,3 +347,39 @@ def test_a_view_without_checks_and_its_checks_make_the_view_with_them(
 def test_checks_must_be_true_or_false() -> None:
     answer = json.loads(handle(json.dumps({"op": "chunk", "text": "a b", "checks": "no"})))
     assert answer["ok"] is False and answer["error"]["field"] == "checks"
+
+
+def test_a_million_spaces_are_counted_in_tokens_not_a_crash() -> None:
+    """tiktoken alone panics on this run (a BaseException). o200k_base has one token
+    for 128 spaces: 10**6 = 7,812 x 128 + 64, so 7,813 tokens."""
+    answer = call(op="chunk", text=" " * 10**6, unit="token", size="512", overlap="0")
+    assert answer["ok"], answer
+    assert answer["result"]["summary"]["units"] == 7813
+
+
+class _Panic(BaseException):
+    """Like pyo3's PanicException: a BaseException that is not an Exception."""
+
+
+def test_no_base_exception_escapes_the_door_but_ctrl_c_and_exit_do(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pyapp.web import api
+
+    def panics(request: dict[str, Any]) -> object:
+        raise _Panic("called `Result::unwrap()` on an `Err` value")
+
+    monkeypatch.setitem(api.OPS, "chunk", panics)
+    answer = call(op="chunk", text="x")
+    assert answer["ok"] is False and answer["op"] == "chunk"
+    assert "_Panic" in answer["error"]["message"] and "bug" in answer["error"]["message"]
+    assert "Traceback" in capsys.readouterr().err  # the details go to the console
+
+    for kind in (KeyboardInterrupt, SystemExit):
+
+        def stops(request: dict[str, Any], kind: type[BaseException] = kind) -> object:
+            raise kind()
+
+        monkeypatch.setitem(api.OPS, "chunk", stops)
+        with pytest.raises(kind):
+            handle(json.dumps({"op": "chunk", "text": "x"}))

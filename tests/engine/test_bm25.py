@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -72,7 +73,7 @@ def test_a_chunk_that_shares_no_term_is_not_retrieved_and_ties_go_by_index() -> 
 
 #: (FREQUENT_EVERY, DENSE_BUDGET): as shipped; every term counted in every chunk, its
 #: weights kept dense or sparse; every term counted occurrence by occurrence.
-PATHS = [(8, 1_000_000), (10**9, 1_000_000), (10**9, 0), (0, 1_000_000)]
+PATHS = [(4, 1_000_000), (10**9, 1_000_000), (10**9, 0), (0, 1_000_000)]
 
 
 @pytest.mark.parametrize(("every", "budget"), PATHS)
@@ -90,9 +91,63 @@ def test_chunk_index_scores_equal_the_formula_on_each_chunks_own_text(
     chunks = chunk_text(text, parse_params(unit=unit, size=size, overlap=overlap, caps=False))
     spans = [(c.char_start, c.char_end) for c in chunks.chunks]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bm25, "FREQUENT_EVERY", every)
+        patch.setattr(bm25, "SPARSE_EVERY", every)
         patch.setattr(bm25, "DENSE_BUDGET", budget)
         index = ChunkIndex(term_index(text), spans, set(query))
+        ranking = index.ranking(query)
     documents = [terms(c.text) for c in chunks.chunks]
     assert index.lengths == [len(d) for d in documents]
-    assert index.scores(query) == bm25_scores(documents, query)
+    scores = bm25_scores(documents, query)
+    assert index.scores(query) == scores
+    # The ranking, from the chunks holding a question term or from every chunk, ranks
+    # exactly as a brute force over the full list of scores does.
+    n = len(scores)
+    order = sorted((i for i in range(n) if scores[i] > 0), key=lambda i: (-scores[i], i))
+    for k in (1, 2, n + 1):
+        assert ranking.top(k) == top(scores, k) == order[:k]
+    for first in range(n):
+        for last in range(first, n):
+            held = [order.index(i) + 1 for i in range(first, last + 1) if i in order]
+            best = min(held) if held else None
+            assert ranking.rank_of(first, last) == rank_of(scores, first, last) == best
+
+
+def test_a_question_few_chunks_answer_is_ranked_from_those_chunks_alone() -> None:
+    # 2,000 one-word chunks; "rare" is in 3 of them, "common" in every one.
+    words = ["rare" if i % 700 == 5 else "common" for i in range(2000)]
+    text = " ".join(words)
+    at = 0
+    spans = []
+    for w in words:
+        spans.append((at, at + len(w)))
+        at += len(w) + 1
+    index = ChunkIndex(term_index(text), spans, {"rare", "common"})
+    ranking = index.ranking(["rare"])
+    # An inverted index: the three chunks holding the term, never a list of 2,000.
+    assert index.pairs(["rare"]) == 3
+    assert ranking.full is None and sorted(ranking.found or {}) == [5, 705, 1405]
+    assert ranking.top(5) == [5, 705, 1405] and ranking.rank_of(700, 710) == 2
+    # A question that most chunks answer is scored over every chunk at once.
+    assert index.pairs(["rare", "common"]) == 2000
+    assert index.ranking(["rare", "common"]).full is not None
+
+
+def test_the_retrieval_check_is_skipped_naming_its_limit_before_scoring(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pyapp.core import evidence_report
+    from pyapp.core.evidence_report import check_evidence
+
+    text = "alpha beta gamma delta epsilon zeta eta theta iota kappa " * 20
+    lines = "\n".join(
+        json.dumps({"id": i, "start": 0, "end": 5, "question": "alpha beta?"}) for i in range(3)
+    )
+    params = parse_params(unit="word", size=2, overlap=1)
+    monkeypatch.setattr(evidence_report, "MAX_RETRIEVAL_PAIRS", 100)
+    monkeypatch.setattr(bm25.ChunkIndex, "ranking", None)  # scoring would fail
+    report = check_evidence(text, params, jsonl=lines, top_k=2)
+    assert report.retrieval.recall_at_k is None
+    assert report.retrieval.skipped == (
+        "the retrieval check would score 597 (question, chunk) pairs for 3 questions over"
+        " 199 chunks, over its 100 limit: raise the size, or check fewer questions at a time"
+    )

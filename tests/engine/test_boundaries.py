@@ -232,7 +232,7 @@ def test_the_export_and_the_chunk_op_carry_the_boundaries_section() -> None:
 
     text = "One two three. Four five six. Seven eight nine ten."
     doc = document(chunk_text(text, parse_params(unit="word", size=4)))
-    assert doc["schema"] == "pyapp.chunks/3"
+    assert doc["schema"] == "pyapp.chunks/4"
     assert doc["boundaries"] == {"sentences": 3, "cut": 2, "cut_spans": [[15, 29], [30, 51]]}
     view = json.loads(handle(json.dumps({"op": "chunk", "text": text, "size": 4})))
     assert view["result"]["boundaries"] == doc["boundaries"]

@@ -187,3 +187,90 @@ def test_the_tokenizer_is_built_once_per_worker_not_per_document(
     dask = count_corpus(paths, PARAMS, engine="dask", scheduler=scheduler, part_bytes=100)
     # The in-process cluster's worker shares this process, so it built nothing more.
     assert dask.totals.documents == local.totals.documents and built == ["o200k_base"]
+
+
+class _Panic(BaseException):
+    """Like pyo3's PanicException: a BaseException that is not an Exception."""
+
+
+@pytest.mark.parametrize("engine", ["local", "dask"])
+def test_a_document_the_tokenizer_fails_on_is_listed_and_the_others_count(
+    tmp_path: Path, scheduler: str, engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = counting_module._token_counter
+
+    def failing(encoding: str) -> Any:
+        count = real(encoding)
+
+        def counter(text: str) -> int:
+            if "PANIC" in text:
+                raise _Panic("called `Result::unwrap()` on an `Err` value")
+            return count(text)
+
+        return counter
+
+    monkeypatch.setattr(counting_module, "_token_counter", failing)
+    monkeypatch.setattr(counting_module, "_built", {})
+    (tmp_path / "a.txt").write_text("one two three")
+    (tmp_path / "b.txt").write_text("a PANIC here")
+    (tmp_path / "c.txt").write_text("four five")
+    options: dict[str, Any] = {"scheduler": scheduler} if engine == "dask" else {"workers": 1}
+    result = count_corpus([str(tmp_path)], PARAMS, engine=engine, **options)
+    assert result.totals.documents == 2 and result.totals.errors_total == 1
+    (error,) = result.totals.errors
+    assert error.where.path.endswith("b.txt") and "_Panic" in error.reason
+
+
+@pytest.mark.parametrize("engine", ["local", "dask"])
+def test_a_document_of_a_million_spaces_is_counted_with_the_others(
+    tmp_path: Path, scheduler: str, engine: str
+) -> None:
+    """tiktoken alone panics on it; o200k_base has one token for 128 spaces, and the
+    last space goes with the word: 7,813 + 1 tokens, and 2 for "one two"."""
+    (tmp_path / "spaces.txt").write_text(" " * 10**6 + "x")
+    (tmp_path / "words.txt").write_text("one two")
+    options: dict[str, Any] = {"scheduler": scheduler} if engine == "dask" else {"workers": 1}
+    result = count_corpus([str(tmp_path)], PARAMS, engine=engine, **options)
+    assert result.totals.errors_total == 0
+    assert result.totals.documents == 2 and result.totals.units == 7814 + 2
+
+
+def test_the_dask_bar_says_what_the_cluster_is_doing_then_counts_parts(
+    files: Path, scheduler: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = [str(files / "folder"), str(files / "records.jsonl")]
+    count_corpus(paths, PARAMS, engine="dask", scheduler=scheduler, progress=True, part_bytes=100)
+    err = capsys.readouterr().err
+    assert f"corpus (dask): connecting to the scheduler at {scheduler}" in err
+    assert "corpus (dask): loading the tokenizer on every worker" in err
+    assert "0/" in err and "parts" in err  # the count of parts done, from 0
+
+
+def test_a_local_dask_cluster_says_it_is_starting(
+    files: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    count_corpus([str(files / "folder")], PARAMS, engine="dask", workers=1, progress=True)
+    err = capsys.readouterr().err
+    assert "corpus (dask): starting a local cluster of 1 worker process" in err
+    assert err.index("starting a local cluster") < err.index("loading the tokenizer")
+
+
+def test_the_dask_bar_is_drawn_again_each_tick_in_which_no_part_finished(
+    files: Path, scheduler: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No clock: the first three waits are made to time out, as a long part would."""
+    from pyapp.planning.corpus import dask_cluster
+
+    real = dask_cluster._next
+    timeouts = iter(range(3))
+
+    def slow(finished: Any) -> Any:
+        if next(timeouts, None) is not None:
+            raise TimeoutError
+        return real(finished)
+
+    monkeypatch.setattr(dask_cluster, "_next", slow)
+    paths = [str(files / "folder")]
+    count_corpus(paths, PARAMS, engine="dask", scheduler=scheduler, progress=True)
+    frames = capsys.readouterr().err.split("\r")
+    assert sum("0/1 parts" in frame for frame in frames) >= 1 + 3  # drawn, then once a tick

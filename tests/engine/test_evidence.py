@@ -70,6 +70,13 @@ def test_offsets_and_quotes_give_the_same_item() -> None:
         ('{"id": "x", "start": 0, "end": 3, "quote": "Tha"}', "does not match the text at [0"),
         ('{"id": "x", "start": 3, "end": 4}', "[3, 4) holds only whitespace"),
         ('{"id": "x", "start": 0, "end": 3, "question": 7}', "question must be a string, got 7"),
+        ('{"id": "x", "start": ' + "9" * 5000 + ', "end": 3}', "a number of more than 4,300"),
+        ('{"id": ' + "7" * 4301 + ', "start": 0, "end": 3}', "a number of more than 4,300"),
+        ('{"id": "a\\ud800", "start": 0, "end": 3}', "id has an unpaired surrogate U+D800 at"),
+        (
+            '{"id": "x", "start": 0, "end": 3, "question": "Why\\udfff?"}',
+            "question has an unpaired surrogate U+DFFF at character 3",
+        ),
     ],
 )
 def test_each_bad_line_gets_its_own_message_and_the_rest_still_count(
@@ -83,7 +90,8 @@ def test_a_repeated_quote_names_how_often_and_where_overlapping_ones_too() -> No
     many = one_error('{"id": "x", "quote": "ab"}', "ab " * 7)
     assert "occurs 7 times, at 0, 3, 6, 9, 12, …:" in many
     countless = one_error('{"id": "x", "quote": "a"}', "a" * 5000)
-    assert "occurs 1,000 or more times" in countless
+    assert "occurs 100 or more times" in countless
+    assert "occurs 99 times" in one_error('{"id": "x", "quote": "a"}', "a" * 99)
 
 
 def test_an_error_keeps_the_id_when_the_line_had_one() -> None:

@@ -67,7 +67,8 @@ def test_the_schema_rejects_an_item_without_a_status() -> None:
 def test_keys_come_in_the_documented_order() -> None:
     doc = document(report_of())
     assert list(doc) == [
-        "schema", "params", "bom_removed", "summary", "retrieval", "evidence", "errors", "capped",
+        "schema", "params", "bom_removed", "text", "summary", "retrieval", "evidence", "errors",
+        "capped",
     ]  # fmt: skip
     assert list(doc["evidence"][0]) == [
         "id", "line", "start", "end", "question", "unit_start", "unit_end", "units",

@@ -60,10 +60,12 @@ def test_keys_come_in_the_documented_order() -> None:
         "params",
         "summary",
         "bom_removed",
+        "text",
         "boundaries",
         "chunks",
         "capped",
     ]
+    assert list(doc["text"]) == ["sha256", "bytes", "chars", "line_breaks"]
     assert list(doc["params"]) == [
         "unit",
         "encoding",

@@ -20,8 +20,10 @@ Two backends produce identical ids (the tests prove it on a varied corpus and on
 every code point):
 
 * ``"tiktoken"``: the real tiktoken (Rust) for the BPE encodings. The default
-  natively. WordPiece has no native backend here: its pure path is fast enough and
-  keeps ``tokenizers`` out of the runtime dependencies (it is a test dependency).
+  natively. A long whitespace run is merged outside tiktoken's regex, which
+  overflows its stack on one (:mod:`._runs`). WordPiece has no native backend
+  here: its pure path is fast enough and keeps ``tokenizers`` out of the runtime
+  dependencies (it is a test dependency).
 * ``"pure"``: the pre-tokenizers of :mod:`._pretokenize`, the merge of :mod:`._bpe`,
   the normalizers of :mod:`._normalize` and :mod:`.wordpiece`. The default under
   Pyodide (``sys.platform == "emscripten"``). Every character class comes from the
@@ -57,12 +59,15 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from importlib import resources
 from itertools import accumulate
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from ...errors import TokenizerError
 from ...vocabularies import DATA_DIR, VOCABULARIES
 from ..params import parse_encoding
 from ._pretokenize import PATTERNS
+
+if TYPE_CHECKING:
+    import tiktoken
 
 __all__ = [
     "BACKENDS",
@@ -326,6 +331,8 @@ class Tokenizer:
     backend: Backend
     encode_ordinary: Callable[[str], list[int]]
     encode_spans: Callable[[str], Spans]
+    #: ``len(encode_ordinary(text))`` without the list, where the backend can.
+    counter: Callable[[str], int] | None = None
 
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text``; special-token text such as ``<|endoftext|>`` is ordinary."""
@@ -333,6 +340,8 @@ class Tokenizer:
 
     def count(self, text: str) -> int:
         """How many tokens ``text`` is when encoded by itself."""
+        if self.counter is not None:
+            return self.counter(text)
         return len(self.encode_ordinary(text))
 
 
@@ -348,7 +357,7 @@ def _byte_lengths(name: str, ranks: dict[bytes, int], offset: int) -> list[int]:
     return lengths
 
 
-def _build_tiktoken(name: str, ranks: dict[bytes, int]) -> Callable[[str], list[int]]:
+def _tiktoken_encoding(name: str, ranks: dict[bytes, int]) -> tiktoken.Encoding:
     try:
         import tiktoken
     except ImportError as exc:
@@ -357,14 +366,19 @@ def _build_tiktoken(name: str, ranks: dict[bytes, int]) -> Callable[[str], list[
             f"the tiktoken backend is not available ({exc}): install tiktoken==0.14.0"
             " or use the pure backend",
         ) from exc
-    encoding = tiktoken.Encoding(
+    return tiktoken.Encoding(
         name,
         pat_str=PATTERNS[name],
         mergeable_ranks=ranks,
         special_tokens=SPECIAL_TOKENS.get(name, {}),
     )
-    encode: Callable[[str], list[int]] = encoding.encode_ordinary
-    return encode
+
+
+def _build_tiktoken(name: str, ranks: dict[bytes, int]) -> Callable[[str], list[int]]:
+    from ._runs import bounded_encode
+
+    # Long whitespace runs never reach tiktoken's regex.
+    return bounded_encode(_tiktoken_encoding(name, ranks), name)
 
 
 def _build_pure(name: str, ranks: dict[bytes, int]) -> Callable[[str], list[int]]:
@@ -387,7 +401,15 @@ def _build_pure(name: str, ranks: dict[bytes, int]) -> Callable[[str], list[int]
 def _bpe_tokenizer(name: str, chosen: Backend) -> Tokenizer:
     ranks = load_ranks(name)
     offset = _TEKKEN_SPECIALS if name == "tekken" else 0
-    raw = (_build_tiktoken if chosen == "tiktoken" else _build_pure)(name, ranks)
+    raw_count: Callable[[str], int] | None = None
+    if chosen == "tiktoken":
+        from ._runs import bounded_count, bounded_encode
+
+        encoding = _tiktoken_encoding(name, ranks)
+        raw = bounded_encode(encoding, name)  # long whitespace runs never reach its regex
+        raw_count = bounded_count(encoding, name)  # its 4-byte buffer, no list of ids
+    else:
+        raw = _build_pure(name, ranks)
     if offset:
         inner = raw
 
@@ -406,7 +428,9 @@ def _bpe_tokenizer(name: str, chosen: Backend) -> Tokenizer:
         return ids, starts, ends
 
     if name != "qwen2":
-        return Tokenizer(name=name, backend=chosen, encode_ordinary=raw, encode_spans=tiled)
+        return Tokenizer(
+            name=name, backend=chosen, encode_ordinary=raw, encode_spans=tiled, counter=raw_count
+        )
 
     from ._normalize import nfc_regions
 
@@ -420,7 +444,20 @@ def _bpe_tokenizer(name: str, chosen: Backend) -> Tokenizer:
             starts, ends = _map_back(text, normalized, regions, starts, ends)
         return ids, starts, ends
 
-    return Tokenizer(name=name, backend=chosen, encode_ordinary=encode_nfc, encode_spans=spans_nfc)
+    count_nfc = None
+    if raw_count is not None:
+        counted = raw_count
+
+        def count_nfc(text: str) -> int:
+            return counted(nfc_regions(text)[0])
+
+    return Tokenizer(
+        name=name,
+        backend=chosen,
+        encode_ordinary=encode_nfc,
+        encode_spans=spans_nfc,
+        counter=count_nfc,
+    )
 
 
 def _map_back(

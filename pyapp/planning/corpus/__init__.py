@@ -31,6 +31,7 @@ import os
 import sys
 import time
 from collections.abc import Iterable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -122,6 +123,10 @@ def _workers(engine: str, workers: int | None, scheduler: str | None) -> int:
         raise InputError("engine", f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     if scheduler is not None and engine != "dask":
         raise InputError("scheduler", "--scheduler needs --engine dask")
+    if scheduler is not None:
+        from .dask_cluster import check_scheduler
+
+        check_scheduler(scheduler)
     return workers if workers is not None else usable_cores()
 
 
@@ -217,37 +222,48 @@ def _run(
         return group(files, part_bytes=part_bytes or part_size(total_bytes, slots))
 
     started = time.perf_counter()
+    bar_options: dict[str, Any] = {
+        "total": total_bytes,
+        "unit": "B",
+        "unit_scale": True,
+        "file": sys.stderr,
+        "disable": None if progress is None else not progress,
+        "delay": 0 if progress else 1.0,
+        "leave": False,
+    }
     runner: LocalPool | DaskCluster
     parts: list[Part] | None = None
-    if engine == "dask":
-        runner = DaskCluster(settings, scheduler=scheduler, workers=workers)
-    else:
-        parts = parts_for(workers)
-        # Built here first, so that a tokenizer that cannot load is one clear error
-        # before any worker starts (and forked workers inherit it).
-        counter_for(settings.unit, settings.encoding)
-        runner = LocalPool(settings, workers=min(workers, len(parts)))
     totals = Accumulator()
-    with stopping_on_signals():
+    with stopping_on_signals(), ExitStack() as stack:
+        if engine == "dask":
+            # The bar first, to say what the cluster is doing while it starts (its
+            # workers are spawned, never forked, so the bar's thread is no harm).
+            bar = stack.enter_context(tqdm(desc="corpus (dask)", **bar_options))
+
+            def say(doing: str) -> None:
+                bar.set_description_str(f"corpus (dask): {doing}")
+
+            runner = DaskCluster(settings, scheduler=scheduler, workers=workers, status=say)
+        else:
+            parts = parts_for(workers)
+            # Built here first, so that a tokenizer that cannot load is one clear error
+            # before any worker starts (and forked workers inherit it).
+            counter_for(settings.unit, settings.encoding)
+            runner = LocalPool(settings, workers=min(workers, len(parts)))
         with runner:
             timing["startup_seconds"] = time.perf_counter() - started
             if parts is None:  # a cluster's parts follow its size, known once connected
                 parts = parts_for(runner.slots())
+                bar.set_description_str(f"corpus ({runner.name})")
+            else:  # after the workers: a forked worker must not inherit the bar's thread
+                bar = stack.enter_context(tqdm(desc=f"corpus ({runner.name})", **bar_options))
             counting = time.perf_counter()
-            # The bar comes after the workers: a forked worker must not inherit its thread.
-            with tqdm(
-                total=total_bytes,
-                unit="B",
-                unit_scale=True,
-                desc=f"corpus ({runner.name})",
-                file=sys.stderr,
-                disable=None if progress is None else not progress,
-                delay=0 if progress else 1.0,
-                leave=False,
-            ) as bar:
-                for result in runner.map(parts):
-                    totals = merge(totals, result)
-                    bar.update(result.input_bytes)
+            bar.set_postfix_str(f"0/{len(parts)} parts")
+            # The bar is drawn again at least every TICK_SECONDS, a part done or not.
+            for done, result in enumerate(runner.map(parts, tick=bar.refresh), start=1):
+                totals = merge(totals, result)
+                bar.set_postfix_str(f"{done}/{len(parts)} parts", refresh=False)
+                bar.update(result.input_bytes)
             timing["count_seconds"] = time.perf_counter() - counting
             closing = time.perf_counter()
         timing["shutdown_seconds"] = time.perf_counter() - closing

@@ -42,6 +42,7 @@ from typing import Final, NamedTuple
 from ...core.units import strip_bom
 from ...core.windows import processed_units, window_count
 from .counting import counter_for
+from .signals import Stopped
 
 __all__ = [
     "LARGEST_KEPT",
@@ -295,6 +296,11 @@ def _not_utf8(data: bytes, exc: UnicodeDecodeError) -> str:
     return f"not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}): convert it to UTF-8"
 
 
+def _uncountable(exc: BaseException) -> str:
+    detail = " ".join(str(exc).split())[:120]
+    return f"the tokenizer failed on it ({type(exc).__name__}{': ' + detail if detail else ''})"
+
+
 class _Counting:
     """One batch's accumulator and the rules that turn a raw item into a document."""
 
@@ -358,7 +364,14 @@ class _Counting:
         if removed:
             self.acc.boms_removed += 1
         s = self.settings
-        self.acc.add_document(self.count(text), where, id_, size=s.size, overlap=s.overlap)
+        try:
+            units = self.count(text)
+        except (KeyboardInterrupt, SystemExit, GeneratorExit, Stopped):
+            raise
+        except BaseException as exc:  # a tokenizer's own failure (pyo3's PanicException)
+            self.acc.add_error(Problem(where, _uncountable(exc)))
+            return
+        self.acc.add_document(units, where, id_, size=s.size, overlap=s.overlap)
 
 
 def accumulate(items: Iterable[Item], settings: Settings) -> Accumulator:

@@ -63,19 +63,9 @@ def count_words(text: str, *, slice_size: int = SLICE) -> int:
 def _token_counter(encoding: str) -> Counter:
     from ...core.tokenizers import get_tokenizer
 
-    encode = get_tokenizer(encoding).encode_ordinary  # natively: tiktoken
-    core = getattr(getattr(encode, "__self__", None), "_core_bpe", None)
-    to_buffer = getattr(core, "encode_to_tiktoken_buffer", None)
-    if to_buffer is None:  # not tiktoken's Encoding: count its list
-        return lambda text: len(encode(text))
-    no_special: frozenset[str] = frozenset()
-
-    def count(text: str) -> int:
-        # With no special token allowed, tiktoken encodes special-token text as
-        # ordinary text: the ids of encode_ordinary, as 4-byte integers.
-        return memoryview(to_buffer(text, no_special)).nbytes // 4
-
-    return count
+    # Natively tiktoken, counted from its 4-byte buffer (no list of ids), with long
+    # whitespace runs kept out of its regex (pyapp.core.tokenizers._runs).
+    return get_tokenizer(encoding).count
 
 
 def counter_for(unit: str, encoding: str | None) -> Counter:

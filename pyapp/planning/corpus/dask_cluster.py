@@ -18,8 +18,10 @@ they finish, which also drives the progress bar.
 from __future__ import annotations
 
 import logging
+import queue
+import threading
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from types import TracebackType
 from typing import Any, Final
@@ -31,13 +33,80 @@ from .readers import count_part
 from .signals import signals_held
 from .sources import Part
 
-__all__ = ["DASK_INSTALL", "DaskCluster", "dask_available"]
+__all__ = ["DASK_INSTALL", "DaskCluster", "check_scheduler", "dask_available"]
 
 DASK_INSTALL: Final = "pip install 'pyapp[dask]'"
 #: Seconds to wait for a scheduler to answer before saying it cannot be reached.
 CONNECT_SECONDS: Final = 10
 
 _LOGGERS: Final = ("distributed", "tornado", "asyncio")
+#: Schemes of a scheduler another process can reach, each ``scheme://HOST:PORT``.
+_SCHEMES: Final = ("tcp", "tls", "ws", "wss", "ucx")
+
+
+def check_scheduler(address: str) -> None:
+    """Refuses at once an address no client could connect to (before a ``Client``
+    exists: a client that fails while parsing its address takes 20 s to be
+    collected, and prints a traceback when it is).
+
+    >>> check_scheduler("tcp://10.0.0.5:8786")
+    >>> try:
+    ...     check_scheduler("inproc://x")
+    ... except InputError as exc:
+    ...     print(exc.message[:61])
+    --scheduler 'inproc://x' names a scheduler inside one process
+    """
+    shown = repr(address[:60])
+    if not address.strip():
+        raise InputError("scheduler", "--scheduler is empty: give tcp://HOST:PORT")
+    scheme, _, location = address.rpartition("://") if "://" in address else ("tcp", "", address)
+    if scheme == "inproc":  # a scheduler in this very process (a test's, a notebook's)
+        if _inproc_listening(location):
+            return
+        raise InputError(
+            "scheduler",
+            f"--scheduler {shown} names a scheduler inside one process: give its tcp://HOST:PORT",
+        )
+    if scheme not in _SCHEMES:
+        raise InputError(
+            "scheduler",
+            f"--scheduler {shown} has an unknown scheme {scheme!r}: use"
+            f" {', '.join(s + '://' for s in _SCHEMES)} followed by HOST:PORT",
+        )
+    try:
+        from distributed.comm.addressing import parse_host_port
+
+        parse_host_port(location)
+    except ImportError:
+        return  # the engine says Dask is missing
+    except (ValueError, TypeError) as exc:
+        raise InputError(
+            "scheduler", f"--scheduler {shown} is not an address ({exc}): give {scheme}://HOST:PORT"
+        ) from None
+
+
+#: The longest the progress bar goes without being drawn again while parts run.
+TICK_SECONDS: Final = 1.0
+
+
+def _next(finished: queue.Queue[Any]) -> Any:
+    """The next future done (or the watcher's error); TimeoutError after
+    :data:`TICK_SECONDS` with none."""
+    try:
+        return finished.get(timeout=TICK_SECONDS)
+    except queue.Empty:
+        raise TimeoutError from None
+
+
+def _inproc_listening(location: str) -> bool:
+    try:
+        from distributed.comm.inproc import global_manager
+    except ImportError:
+        return False
+    try:
+        return global_manager.get_listener_for(location) is not None
+    except ValueError:  # not an inproc location at all
+        return False
 
 
 def dask_available() -> bool:
@@ -55,10 +124,18 @@ class DaskCluster:
 
     name = "dask"
 
-    def __init__(self, settings: Settings, *, scheduler: str | None, workers: int) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        scheduler: str | None,
+        workers: int,
+        status: Callable[[str], None] | None = None,
+    ) -> None:
         self.settings = settings
         self.scheduler = scheduler
         self.workers = workers
+        self._say = status if status is not None else (lambda doing: None)
         self._stack = ExitStack()
         self._client: Any = None
         self._futures: list[Any] = []
@@ -89,6 +166,7 @@ class DaskCluster:
         stack.enter_context(warnings.catch_warnings())
         warnings.filterwarnings("ignore", category=UserWarning, module=r"distributed(\.|$)")
         if self.scheduler is not None:
+            self._say(f"connecting to the scheduler at {self.scheduler}")
             try:
                 client = client_class(self.scheduler, timeout=CONNECT_SECONDS, set_as_default=False)
             except (OSError, TimeoutError, ValueError) as exc:
@@ -99,9 +177,12 @@ class DaskCluster:
                 ) from None
             self._client = stack.enter_context(client)
         else:
+            plural = "es" if self.workers != 1 else ""
+            self._say(f"starting a local cluster of {self.workers} worker process{plural}")
             self._client = stack.enter_context(
                 client_class(self._local_cluster(cluster_class), set_as_default=False)
             )
+        self._say("loading the tokenizer on every worker")
         self._warm()
 
     def _local_cluster(self, cluster_class: Any) -> Any:
@@ -136,13 +217,36 @@ class DaskCluster:
         threads = sum(self._client.nthreads().values())
         return max(1, int(threads)) if threads else self.workers
 
-    def map(self, parts: Sequence[Part]) -> Iterator[Accumulator]:
-        """Each part's accumulator, in the order they finish."""
+    def map(
+        self, parts: Sequence[Part], *, tick: Callable[[], object] | None = None
+    ) -> Iterator[Accumulator]:
+        """Each part's accumulator, in the order they finish; ``tick()`` every
+        :data:`TICK_SECONDS` in which none finished."""
         from distributed import as_completed
 
         client = self._client
-        self._futures = client.map(count_part, list(parts), settings=self.settings, pure=False)
-        for future in as_completed(self._futures, loop=client.loop):
+        futures = client.map(count_part, list(parts), settings=self.settings, pure=False)
+        self._futures = futures
+        finished: queue.Queue[Any] = queue.Queue()
+
+        def watch() -> None:  # as_completed blocks: it feeds the queue the loop below reads
+            try:
+                for future in as_completed(futures, loop=client.loop):
+                    finished.put(future)
+            except BaseException as exc:  # handed to the loop, which raises it
+                finished.put(exc)
+
+        threading.Thread(target=watch, name="pyapp-dask-parts", daemon=True).start()
+        for _ in range(len(futures)):
+            while True:
+                try:
+                    future = _next(finished)
+                    break
+                except TimeoutError:
+                    if tick is not None:
+                        tick()
+            if isinstance(future, BaseException):
+                raise future
             result: Accumulator = future.result()
             future.release()
             yield result

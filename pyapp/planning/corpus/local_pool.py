@@ -18,7 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from types import TracebackType
 from typing import Any
@@ -31,6 +31,8 @@ from .sources import Part
 
 __all__ = ["LocalPool"]
 
+#: The longest the progress bar goes without being drawn again while parts run.
+TICK_SECONDS = 1.0
 #: Seconds to wait for a terminated worker before killing it.
 _JOIN_SECONDS = 5.0
 
@@ -90,24 +92,32 @@ class LocalPool:
         """Worker processes (1: this process)."""
         return max(1, self.workers)
 
-    def map(self, parts: Sequence[Part]) -> Iterator[Accumulator]:
-        """Each part's accumulator, in the order they finish."""
+    def map(
+        self, parts: Sequence[Part], *, tick: Callable[[], object] | None = None
+    ) -> Iterator[Accumulator]:
+        """Each part's accumulator, in the order they finish; ``tick()`` every
+        :data:`TICK_SECONDS` in which none finished."""
         pool = self._pool
         if pool is None:
             for part in parts:
                 yield count_part(part, self.settings)
             return
         pending: set[Future[Accumulator]] = set()
-        for part in parts:
-            if len(pending) >= 2 * self.workers:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    yield future.result()
-            pending.add(pool.submit(count_part, part, self.settings))
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+
+        def finished() -> Iterator[Accumulator]:
+            nonlocal pending
+            done, pending = wait(pending, timeout=TICK_SECONDS, return_when=FIRST_COMPLETED)
+            if not done and tick is not None:
+                tick()
             for future in done:
                 yield future.result()
+
+        for part in parts:
+            while len(pending) >= 2 * self.workers:
+                yield from finished()
+            pending.add(pool.submit(count_part, part, self.settings))
+        while pending:
+            yield from finished()
 
     def _stop(self) -> None:
         """Terminates the workers (running parts included) and waits for them."""

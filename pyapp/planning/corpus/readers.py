@@ -12,24 +12,18 @@
   a value over the limit is listed, never converted to a Python string.
 * ``.gz`` files are decompressed as they are read, with the same bounds.
 
-A local path is opened without blocking and checked to be a regular file before
-a byte is read, so a FIFO that appeared after the listing cannot hang a worker.
+Files are opened by :func:`~.files.open_binary`, which never blocks on a FIFO.
 """
 
 from __future__ import annotations
 
-import errno
 import gzip
-import io
-import os
-import stat
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import IO, Any, Final
 
 from .accumulator import Accumulator, Item, Problem, Raw, Settings, Where, accumulate, shown_id
-from .sources import PARQUET_INSTALL, Part, Piece, is_url, not_regular, os_reason
+from .files import PARQUET_INSTALL, GzipMembers, NotRegular, Part, Piece, open_binary, os_reason
 
 __all__ = ["count_part", "open_binary", "read_piece"]
 
@@ -37,47 +31,12 @@ __all__ = ["count_part", "open_binary", "read_piece"]
 _SKIP_STEP: Final = 1 << 16
 #: Bytes read at a time from a file whose size is not known (gzip) or grew.
 _STEP: Final = 1 << 20
-#: Parquet rows converted to Python strings at a time (fewer when values are large).
+#: Parquet: the most rows, and about the most text bytes, read at a time (a row
+#: group's rows per batch follow from its text column's uncompressed size).
 _ROWS: Final = 1024
 _BATCH_TEXT_BYTES: Final = 16 << 20
-
-
-class NotRegular(OSError):
-    """A local path that is not a regular file."""
-
-
-@contextmanager
-def open_binary(piece: Piece) -> Iterator[IO[bytes]]:
-    """The piece's file, opened for reading bytes (decompressed if gzipped)."""
-    if is_url(piece.path):
-        from fsspec.core import url_to_fs
-
-        fs, path = url_to_fs(piece.path)
-        if "memory" in fs.protocol:
-            # fsspec's memory file system gives every reader the same file object (one
-            # position for all threads): read a private copy, the bytes are in memory anyway.
-            raw: IO[bytes] = io.BytesIO(fs.cat_file(path))
-        else:
-            raw = fs.open(path, "rb")
-    else:
-        fd = os.open(piece.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        try:
-            mode = os.fstat(fd).st_mode
-            if not stat.S_ISREG(mode):
-                raise NotRegular(errno.EINVAL, not_regular(mode))
-            os.set_blocking(fd, True)
-            raw = os.fdopen(fd, "rb")
-        except BaseException:
-            os.close(fd)
-            raise
-    try:
-        if piece.gz:
-            with gzip.GzipFile(fileobj=raw, mode="rb") as unzipped:
-                yield unzipped  # type: ignore[misc]  # GzipFile is an IO[bytes]
-        else:
-            yield raw
-    finally:
-        raw.close()
+#: Parquet: bytes read from the file at a time (never a whole column chunk at once).
+_PARQUET_BUFFER: Final = 1 << 20
 
 
 def _too_big(settings: Settings, size: int | None = None) -> str:
@@ -114,6 +73,7 @@ def _read_at_most(handle: IO[bytes], most: int, *, hint: int | None) -> bytes:
     """Up to ``most`` bytes. (``read(most)`` would set aside ``most`` bytes for every
     small file.) Reads the expected size (``hint``) at once, else steps of a megabyte.
 
+    >>> import io
     >>> _read_at_most(io.BytesIO(b"abcdef"), 4, hint=None)
     b'abcd'
     >>> _read_at_most(io.BytesIO(b"ab"), 9, hint=3)
@@ -162,11 +122,42 @@ def _jsonl(
         lines[(piece.shown, piece.start)] = number
 
 
+def _text_type(pa: Any, kind: Any) -> bool:
+    """A string column as Arrow reads it: ``string``, ``large_string``, ``string_view``,
+    or a dictionary of one of those."""
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return bool(
+        pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind)
+    )
+
+
 def _is_text(pa: Any, schema: Any, name: str) -> bool:
-    if name not in schema.names:
-        return False
-    kind = schema.field(name).type
-    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))
+    return name in schema.names and _text_type(pa, schema.field(name).type)
+
+
+def _rows_per_batch(meta: Any, group: int, column: int) -> int:
+    """Rows of row group ``group`` to read at a time: about :data:`_BATCH_TEXT_BYTES`
+    of the text column as stored uncompressed (at least 1, at most :data:`_ROWS`)."""
+    info = meta.row_group(group)
+    if column < 0:
+        return _ROWS
+    rows = max(1, int(info.num_rows))
+    size = max(1, int(info.column(column).total_uncompressed_size))
+    return max(1, min(_ROWS, _BATCH_TEXT_BYTES * rows // size))
+
+
+def _lengths(pa: Any, pc: Any, texts: Any) -> tuple[Any, list[int | None]]:
+    """The column as an array whose values give ``as_py`` strings, and each value's
+    length in bytes (a dictionary's values are measured once, never repeated)."""
+    if pa.types.is_dictionary(texts.type):
+        values = texts.dictionary
+        if pa.types.is_string_view(values.type):
+            values = values.cast(pa.large_string())
+        return texts, pc.binary_length(values).take(texts.indices).to_pylist()
+    if pa.types.is_string_view(texts.type):
+        texts = texts.cast(pa.large_string())  # one batch: bounded
+    return texts, pc.binary_length(texts).to_pylist()
 
 
 def _parquet(piece: Piece, handle: IO[bytes], settings: Settings) -> Iterator[Item]:
@@ -178,7 +169,7 @@ def _parquet(piece: Piece, handle: IO[bytes], settings: Settings) -> Iterator[It
         yield Problem(Where(piece.shown), f"reading Parquet needs pyarrow: {PARQUET_INSTALL}")
         return
     try:
-        source: Any = pq.ParquetFile(handle)
+        source: Any = pq.ParquetFile(handle, buffer_size=_PARQUET_BUFFER, pre_buffer=False)
     except Exception as exc:  # pyarrow's own errors: not Parquet, truncated
         yield Problem(Where(piece.shown), f"not a readable Parquet file ({exc})")
         return
@@ -207,28 +198,49 @@ def _parquet(piece: Piece, handle: IO[bytes], settings: Settings) -> Iterator[It
         return
     stop = piece.stop if piece.stop >= 0 else source.num_row_groups
     columns = [text_name] if id_name is None else [text_name, id_name]
-    limit = settings.max_document_bytes
+    meta = source.metadata
+    paths = [meta.schema.column(j).path for j in range(meta.num_columns)]
+    text_column = paths.index(text_name) if text_name in paths else -1
     row = piece.first_row
-    batches = source.iter_batches(
-        batch_size=_ROWS,
-        row_groups=list(range(piece.start, stop)),
-        columns=columns,
-        use_threads=False,
-    )
-    for batch in batches:
-        texts = batch.column(0)
-        lengths = pc.binary_length(texts).to_pylist()
-        ids = batch.column(1).to_pylist() if id_name is not None else [None] * len(lengths)
-        small = sum(n or 0 for n in lengths) <= _BATCH_TEXT_BYTES
-        values = texts.to_pylist() if small else None
-        for i, length in enumerate(lengths):
-            where = Where(piece.shown, row=row)
-            row += 1
-            if length is not None and length > limit:
-                yield Problem(where, _too_big(settings, length))
-                continue
-            value = values[i] if values is not None else texts[i].as_py()
-            yield Raw(where, value, shown_id(ids[i]))
+    for group in range(piece.start, stop):
+        batches = source.iter_batches(
+            batch_size=_rows_per_batch(meta, group, text_column),
+            row_groups=[group],
+            columns=columns,
+            use_threads=False,
+        )
+        for batch in batches:
+            yield from _parquet_batch(pa, pc, batch, piece, row, settings)
+            row += batch.num_rows
+
+
+def _parquet_batch(
+    pa: Any, pc: Any, batch: Any, piece: Piece, row: int, settings: Settings
+) -> Iterator[Item]:
+    """The rows of one batch: a value over the limit or not UTF-8 is listed by its row."""
+    texts, lengths = _lengths(pa, pc, batch.column(0))
+    id_name = settings.id_field
+    ids = batch.column(1).to_pylist() if id_name is not None else [None] * len(lengths)
+    values: list[Any] | None = None
+    if sum(n or 0 for n in lengths) <= _BATCH_TEXT_BYTES:
+        try:
+            values = texts.to_pylist()
+        except UnicodeDecodeError:
+            values = None  # some row is not UTF-8: each one by itself, to name it
+    limit = settings.max_document_bytes
+    for i, length in enumerate(lengths):
+        where = Where(piece.shown, row=row + i)
+        if length is not None and length > limit:
+            yield Problem(where, _too_big(settings, length))
+            continue
+        if values is not None:
+            value = values[i]
+        else:
+            try:
+                value = texts[i].as_py()
+            except UnicodeDecodeError as exc:
+                value = exc.object  # the bytes: counted as a file's, so the error names them
+        yield Raw(where, value, shown_id(ids[i]))
 
 
 def _reason(exc: BaseException) -> str:
@@ -257,6 +269,14 @@ def read_piece(
                 yield from _jsonl(piece, handle, settings, lines)
             else:
                 yield from _parquet(piece, handle, settings)
+            members = getattr(handle, "raw", None)
+            if isinstance(members, GzipMembers) and members.ignored:
+                yield Problem(
+                    Where(piece.shown),
+                    f"{members.ignored:,} bytes after the gzip data were ignored (they do not"
+                    f" begin another gzip member); the {members.members} member(s) before them"
+                    " were read",
+                )
     except Exception as exc:  # OSError, gzip's, or a reader library's own (Parquet, a URL backend)
         reason = _reason(exc)
         if piece.start > 0:  # one range of a split file: say which

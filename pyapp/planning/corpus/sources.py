@@ -30,15 +30,24 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 import urllib.parse
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, Final, Literal
+from typing import Any, Final
 
-from ...cli.common import shown_path
 from .accumulator import Problem, Where
+from .files import (
+    PARQUET_INSTALL,
+    Kind,
+    Part,
+    Piece,
+    is_url,
+    not_regular,
+    open_binary,
+    os_reason,
+    shown_path,
+)
 
 __all__ = [
     "PARQUET_INSTALL",
@@ -52,8 +61,6 @@ __all__ = [
     "part_size",
 ]
 
-Kind = Literal["text", "jsonl", "parquet"]
-
 TEXT_SUFFIXES: Final = (".txt", ".md")
 JSONL_SUFFIX: Final = ".jsonl"
 PARQUET_SUFFIX: Final = ".parquet"
@@ -65,33 +72,6 @@ MIN_PART_BYTES: Final = 1 << 20
 MAX_PART_BYTES: Final = 64 << 20
 #: Parts per worker when the size is chosen from the corpus: enough for balance.
 PARTS_PER_WORKER: Final = 8
-
-PARQUET_INSTALL: Final = "pip install 'pyapp[dask]' (or pyarrow)"
-_URL: Final = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-
-
-@dataclass(frozen=True, slots=True)
-class Piece:
-    """A file, or a range of one, for a reader. ``path`` is what the reader opens
-    (a local path or a URL), ``shown`` how it is named in the output."""
-
-    kind: Kind
-    path: str
-    shown: str
-    size: int
-    gz: bool = False
-    #: JSONL: the first byte; Parquet: the first row group.
-    start: int = 0
-    #: JSONL: the byte after the range; Parquet: the row group after; -1: to the end.
-    stop: int = -1
-    #: Parquet: the file's row number of the first row read.
-    first_row: int = 0
-    #: JSONL: one of several ranges of the file (its lines are counted, so that a
-    #: line number in the range becomes a line number in the file).
-    split: bool = False
-
-
-Part = tuple[Piece, ...]
 
 
 @dataclass(slots=True)
@@ -107,15 +87,6 @@ class Listing:
     @property
     def total_bytes(self) -> int:
         return sum(piece.size for piece in self.files)
-
-
-def is_url(path: str) -> bool:
-    """``scheme://...``
-
-    >>> is_url("s3://bucket/x.jsonl"), is_url("/data/x.jsonl"), is_url("C:/data")
-    (True, False, False)
-    """
-    return _URL.match(path) is not None
 
 
 def local_path(url: str) -> str:
@@ -147,32 +118,6 @@ def kind_of(name: str, *, named: bool) -> tuple[Kind, bool] | None:
     if base.endswith(TEXT_SUFFIXES) or named:
         return "text", gz
     return None
-
-
-def _what(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    return "not a file or folder"
-
-
-def not_regular(mode: int) -> str:
-    """The reason a special file is not read."""
-    return f"not a regular file ({_what(mode)}): skipped, since reading it could block or never end"
-
-
-def os_reason(exc: OSError, doing: str = "cannot read") -> str:
-    """An OS error as a reason: loops and missing paths named as such."""
-    if exc.errno == errno.ELOOP:
-        return "symbolic link loop (the link leads back to itself): fix or remove the link"
-    if exc.errno == errno.ENOENT:
-        return "no such file or folder"
-    return f"{doing} ({exc.strerror or type(exc).__name__})"
 
 
 class _Lister:
@@ -339,8 +284,6 @@ def _split_parquet(piece: Piece, part_bytes: int) -> list[Piece]:
     footer cannot be read here (the reader then says why)."""
     try:
         import pyarrow.parquet as pq
-
-        from .readers import open_binary
 
         with open_binary(piece) as handle:
             meta: Any = pq.ParquetFile(handle).metadata

@@ -1,4 +1,8 @@
-"""Capture the fixed window's answers on today's main, for the byte-identity test."""
+"""Capture the fixed window's answers on today's main, for the byte-identity test.
+
+Run by hand: ``python tests/engine/golden/fixed/capture.py OUT.json``. Importing it (pytest's
+doctest collection does) writes nothing.
+"""
 
 import json
 import sys
@@ -6,7 +10,6 @@ from pathlib import Path
 
 from pyapp.web.api import handle
 
-OUT = Path(sys.argv[1])
 CORPUS = (
     "# Title\n\nOverlap  keeps\tboundaries.\r\n"
     "Zwölf Wörter 🦜 und 日本語のテキスト。次の文！ e\u0301 ok?\n\n"
@@ -34,22 +37,29 @@ SETTINGS = [
     {"unit": "token", "size": 12, "overlap": 3, "model": "all-MiniLM-L6-v2"},
     {"unit": "word", "size": 1, "overlap": 0, "caps": False},
 ]
-out = {}
-for i, s in enumerate(SETTINGS):
-    base = {"text": CORPUS, **s}
-    for op, extra in [
-        ("export", {}),
-        ("chunk", {}),
-        ("chunk", {"checks": False}),
-        ("checks", {}),
-        ("segments", {}),
-        ("cards", {"from": 3, "to": 9}),
-        ("evidence", {"evidence_jsonl": EVIDENCE}),
-        ("evidence", {"evidence_jsonl": EVIDENCE, "export": True}),
-        ("sweep", {"evidence_jsonl": EVIDENCE}),
-    ]:
-        req = {"op": op, **base, **extra}
-        key = f"{i}:{op}:{json.dumps(extra, sort_keys=True)}"
-        out[key] = {"request": req, "answer": handle(json.dumps(req))}
-OUT.write_text(json.dumps(out, ensure_ascii=False, indent=1) + "\n", "utf-8")
-print(len(out), "answers")
+
+
+def main(path: Path) -> None:
+    out = {}
+    for i, s in enumerate(SETTINGS):
+        base = {"text": CORPUS, **s}
+        for op, extra in [
+            ("export", {}),
+            ("chunk", {}),
+            ("chunk", {"checks": False}),
+            ("checks", {}),
+            ("segments", {}),
+            ("cards", {"from": 3, "to": 9}),
+            ("evidence", {"evidence_jsonl": EVIDENCE}),
+            ("evidence", {"evidence_jsonl": EVIDENCE, "export": True}),
+            ("sweep", {"evidence_jsonl": EVIDENCE}),
+        ]:
+            req = {"op": op, **base, **extra}
+            key = f"{i}:{op}:{json.dumps(extra, sort_keys=True)}"
+            out[key] = {"request": req, "answer": handle(json.dumps(req))}
+    path.write_text(json.dumps(out, ensure_ascii=False, indent=1) + "\n", "utf-8")
+    print(len(out), "answers")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
