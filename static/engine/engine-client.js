@@ -72,7 +72,7 @@ const PURPOSES = new Set(Object.values(PURPOSE));
 export class Engine {
   /**
    * @param {{onStage?: Function, onReady?: Function, onFatal?: Function, onBusy?: Function,
-   *   onOutcome?: Function}} [callbacks]
+   *   onOutcome?: Function, onVocabulary?: Function}} [callbacks]
    */
   constructor(callbacks = {}) {
     this._callbacks = callbacks;
@@ -104,7 +104,7 @@ export class Engine {
    * Sets the callbacks, then replays what already happened: the last stage, or
    * ready, or fatal, and busy if a call is in flight.
    * @param {{onStage?: Function, onReady?: Function, onFatal?: Function, onBusy?: Function,
-   *   onOutcome?: Function}} callbacks
+   *   onOutcome?: Function, onVocabulary?: Function}} callbacks
    */
   listen(callbacks = {}) {
     this._callbacks = callbacks;
@@ -308,7 +308,7 @@ export class Engine {
 
   _fail(stage, message) {
     if (this._fatal !== null) return;
-    const error = new Error(`the engine failed to start (${stage}): ${message}`);
+    const error = /** @type {Error & {stage?: string}} */ (new Error(`the engine failed to start (${stage}): ${message}`));
     error.stage = stage;
     this._fatal = error;
     this._fatalMessage = message;

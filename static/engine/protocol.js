@@ -2,23 +2,23 @@
 // sides import it; docs/protocol.md, section 1, is the contract in prose.
 //
 // Messages are tagged objects, each side with one `switch` on `type`:
-//
-// @typedef {{type: "stage", stage: string, detail: string}
-//   | {type: "ready", timings: Record<string, number | string>}
-//   | {type: "fatal", stage: string, message: string}
-//   | {type: "result", id: number, response: string}
-//   | {type: "skipped", id: number}
-//   | {type: "error", id: number, message: string}
-//   | {type: "vocabulary", encoding: string, state: "loading" | "reading" | "ready" | "failed",
-//      message?: string}} WorkerMessage
+/**
+ * @typedef {{type: "stage", stage: string, detail: string}
+ *   | {type: "ready", timings: Record<string, number | string>}
+ *   | {type: "fatal", stage: string, message: string}
+ *   | {type: "result", id: number, response: string}
+ *   | {type: "skipped", id: number}
+ *   | {type: "error", id: number, message: string}
+ *   | {type: "vocabulary", encoding: string, state: "loading" | "reading" | "ready" | "failed",
+ *      message?: string}} WorkerMessage
+ */
 //   `response` is the JSON text handle() returned; `skipped`: a newer call of the
 //   same purpose was already waiting; `error`: handle() itself raised (a bug, never
 //   bad input), `message` one line naming the exception, the traceback on the console;
 //   `vocabulary`: how far the load of an encoding's vocabulary wheel got (the call
 //   that needed it is answered after "ready", or as an encoding error after "failed").
 //
-// @typedef {{type: "call", id: number, purpose: string, request: string,
-//   attachment?: {field: string, bytes: ArrayBuffer}}} PageMessage
+/** @typedef {{type: "call", id: number, purpose: string, request: string, attachment?: {field: string, bytes: ArrayBuffer}}} PageMessage */
 //   `request` is JSON text for pyapp.web.api.handle. `attachment` (transferred, not
 //   copied): bytes the worker adds to the request as the base64 string `field`.
 

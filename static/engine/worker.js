@@ -81,7 +81,7 @@ async function fetchSnapshot() {
 const snapshot = fetchSnapshot();
 snapshot.catch(() => {}); // reported by boot()
 
-/** @type {((request: string) => string) | null} the engine's one entry point */
+/** @type {((request: string) => string) & {destroy?: () => void} | null} the engine's one entry point (a PyProxy) */
 let handle = null;
 /** The Pyodide runtime, once booted: the vocabulary wheels are installed through it. */
 let runtime = null;
@@ -138,7 +138,7 @@ async function boot() {
       timings.snapshot_error = messageOf(err);
       pyodide = await loadPyodide(options);
     }
-    runtimeModule = pyodide._module;
+    runtimeModule = /** @type {any} */ (pyodide)._module; // not in Pyodide's typed API
     runtime = pyodide;
     const t1 = performance.now();
     timings.runtime_ms = t1 - t0;

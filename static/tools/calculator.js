@@ -50,7 +50,7 @@ export class Calculator {
     const form = panel.querySelector("form");
     form.addEventListener("input", () => this.schedule());
     form.addEventListener("change", (event) => {
-      if (event.target.type === "radio") this.schedule(0);
+      if (/** @type {HTMLInputElement} */ (event.target).type === "radio") this.schedule(0);
     });
     form.addEventListener("submit", (event) => event.preventDefault());
   }

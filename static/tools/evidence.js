@@ -41,6 +41,7 @@ const RECALL_SWEEP_WORK = 3_000_000; // code points x (questions + 10)
 // The splitter and its settings too: the evidence is checked against the view's chunks.
 const SETTING_FIELDS = ["text", "unit", "encoding", "size", "overlap", "overlap_mode", ...FACTS.splitter_fields];
 
+/** @type {[string, string, (v: any) => string][]} */
 const DERIVED = [
   ["evidence_coverage", "Evidence whole", fmt.percent],
   ["min_overlap_for_evidence", "Smallest overlap keeping all whole", (v) => fmt.integer(v)],
@@ -795,12 +796,12 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     load(text, "The pasted lines");
   });
   ui.list.addEventListener("click", (event) => {
-    const go = event.target.closest("[data-testid='evidence-go']");
+    const go = /** @type {Element} */ (event.target).closest("[data-testid='evidence-go']");
     if (go) {
       goTo(Number(go.dataset.chunk));
       return;
     }
-    const remove = event.target.closest("[data-testid='evidence-remove']");
+    const remove = /** @type {Element} */ (event.target).closest("[data-testid='evidence-remove']");
     if (remove) {
       list.remove(list.items.find((item) => String(item.id) === remove.dataset.id)?.id ?? remove.dataset.id);
       listChanged();

@@ -363,21 +363,21 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
   }
 
   box.addEventListener("click", (event) => {
-    const point = event.target.closest(".sweep-point");
+    const point = /** @type {Element} */ (event.target).closest(".sweep-point");
     if (point) choose(point);
   });
   box.addEventListener("keydown", (event) => {
-    const point = event.target.closest(".sweep-point");
+    const point = /** @type {Element} */ (event.target).closest(".sweep-point");
     if (!point || (event.key !== "Enter" && event.key !== " ")) return;
     event.preventDefault();
     choose(point);
   });
   body.addEventListener("click", (event) => {
-    const button = event.target.closest("[data-testid='sweep-apply']");
+    const button = /** @type {Element} */ (event.target).closest("[data-testid='sweep-apply']");
     if (button && !button.disabled) apply({ size: Number(button.dataset.size), overlap: Number(button.dataset.overlap) });
   });
   panel.addEventListener("change", (event) => {
-    if (event.target.name === "sweep-metric") render();
+    if (/** @type {HTMLInputElement} */ (event.target).name === "sweep-metric") render();
   });
 
   // ------------------------------------------------------------ evidence
@@ -493,7 +493,7 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
   });
 
   document.addEventListener(EVIDENCE_EVENT, (event) => {
-    evidenceFields = event.detail;
+    evidenceFields = /** @type {CustomEvent} */ (event).detail;
     denseUi.box.hidden = !questionsGiven();
     if (lastView === null) return; // the first view's sweep will take it
     clearTimeout(timer);

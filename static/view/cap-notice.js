@@ -109,7 +109,7 @@ function jsonSize(bytes) {
 
 /** An estimated size, to two significant digits ("68 MB", "2.1 MB", "94 kB"). */
 function aboutBytes(bytes) {
-  for (const [name, div] of [["GB", 1e9], ["MB", 1e6], ["kB", 1e3]]) {
+  for (const [name, div] of /** @type {[string, number][]} */ ([["GB", 1e9], ["MB", 1e6], ["kB", 1e3]])) {
     if (bytes >= div) return `${Number((bytes / div).toPrecision(2))} ${name}`;
   }
   return `${fmt.integer(bytes)} bytes`;

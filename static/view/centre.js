@@ -56,8 +56,9 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
 
   // A click on the strip away from a bar: the text view shows that part of the text.
   nodes.overview.addEventListener("click", (event) => {
-    const strip = event.target.closest?.("svg.overview-svg");
-    if (!strip || event.target.closest("[data-index]") || !current) return;
+    const target = /** @type {Element} */ (event.target);
+    const strip = target.closest?.("svg.overview-svg");
+    if (!strip || target.closest("[data-index]") || !current) return;
     const box = strip.getBoundingClientRect();
     const fraction = Math.min(1, Math.max(0, (event.clientX - box.left) / box.width));
     textView.scrollToOffset(Math.floor(fraction * current.result.counts.chars));

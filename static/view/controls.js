@@ -68,7 +68,7 @@ export function customRatioHint(tpu, unit) {
 
 /**
  * Puts `settings` (as in hash.js) into the controls in `ui`, then shows the unit.
- * @param {Record<string, HTMLElement>} ui
+ * @param {Record<string, HTMLInputElement>} ui
  */
 export function showSettings(ui, settings) {
   ui.form.querySelector(`input[name="unit"][value="${settings.unit}"]`).checked = true;

@@ -59,6 +59,7 @@ export function plain(v) {
   return isNum(v) ? ratioFmt.format(v) : "–";
 }
 
+/** @type {[string, number][]} */
 const BYTE_UNITS = [["TB", 1e12], ["GB", 1e9], ["MB", 1e6], ["kB", 1e3]];
 
 /** A readable size for a byte count (decimal units, display only). */

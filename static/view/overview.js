@@ -94,9 +94,11 @@ export function renderOverview(container, overview, chunkCount, unit, capped = f
  * Marks on the strip what the text view shows: `active`, the chunks pointed at
  * there (their bars drawn strong), and `visible`, `[start, end, total]` code points
  * in sight (a frame over that part of the strip). Either may be left out.
+ * @param {Element} container
+ * @param {{active?: number[], visible?: number[]}} marks
  */
 export function markOverview(container, { active, visible }) {
-  const root = container.querySelector("svg.overview-svg");
+  const root = /** @type {SVGSVGElement} */ (container.querySelector("svg.overview-svg"));
   if (active !== undefined) {
     for (const node of container.querySelectorAll(".is-active")) node.classList.remove("is-active");
     for (const index of active) {

@@ -93,6 +93,7 @@ export class TextView {
     this.onActive = onActive;
     this.onVisible = onVisible;
     this.generation = 0;
+    this.template = null; // a segment element, cloned for each one drawn
     this.view = null; // what is drawn: {base, text, at, total, chunks, unit, edges, whole, windows}
     this.pages = []; // one block per page; page.dataset.filled says whether it holds its segments
     this.heights = new Map(); // measured page heights, for this text and width
@@ -111,7 +112,7 @@ export class TextView {
     });
     root.addEventListener("focusin", (event) => this.point(event.target));
     root.addEventListener("focusout", (event) => {
-      if (!root.contains(event.relatedTarget)) this.point(null);
+      if (!root.contains(/** @type {Node} */ (event.relatedTarget))) this.point(null);
     });
     root.addEventListener("click", (event) => this.clicked(event));
     root.addEventListener("keydown", (event) => this.key(event));

@@ -2,10 +2,16 @@
 whose console and network are recorded.
 
 The site is built first (``python build.py``), then served by a module-scoped
-``http.server``. Each test gets a fresh page; its console messages go to the
-test log, a page error or console error fails the test, and a failing test
-leaves a screenshot under ``test-results/``. Chromium is found as build.py finds
-it: ``CHROMIUM``, then ``/usr/bin/chromium``, then Playwright's own.
+``http.server``. ``page`` is a fresh page in a fresh context, for a test about
+start-up, storage across reloads, the service worker or going offline. ``app`` is
+the page of its test module, booted once and put back as a first visit shows it
+before each test (:func:`helpers.reset_page`): the same settings, text, panels and
+nothing kept; a test that leaves what cannot be put back gets the page reloaded.
+``fresh_app`` is a page of its own, for a test of what a page does only once.
+Either way the console messages go to the test log, a page error or console error
+fails the test, and a failing test leaves a screenshot under ``test-results/``.
+Chromium is found as build.py finds it: ``CHROMIUM``, then ``/usr/bin/chromium``,
+then Playwright's own.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import open_ready
+from helpers import BOOT_TIMEOUT_MS, first_visit, open_ready, reset_page
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "dist"
@@ -138,55 +144,150 @@ def session(site_url: str) -> Session:
     return Session(origin=site_url.rstrip("/"))
 
 
+CONTEXT_OPTIONS = {"accept_downloads": True, "viewport": {"width": 1280, "height": 900}}
+
+
 @pytest.fixture
 def context(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     """A browser context; a test may parametrize it (indirectly) with other options,
     such as a viewport or a colour scheme."""
-    options = {"accept_downloads": True, "viewport": {"width": 1280, "height": 900}}
-    context = browser.new_context(**{**options, **getattr(request, "param", {})})
+    context = browser.new_context(**{**CONTEXT_OPTIONS, **getattr(request, "param", {})})
     try:
         yield context
     finally:
         context.close()
 
 
-@pytest.fixture
-def page(context: Any, session: Session, request: pytest.FixtureRequest) -> Iterator[Any]:
-    """A fresh page that records its console, errors and requests, workers included."""
-    page = context.new_page()
-    page.set_default_timeout(30_000)
+class Recorder:
+    """Forwards a page's console, errors and requests to the session of the test
+    that is running (a shared page outlives each test's session)."""
 
-    def on_console(message: Any) -> None:
+    def __init__(self, session: Session | None = None) -> None:
+        self.session = session
+
+    def attach(self, page: Any, context: Any) -> None:
+        page.on("console", self.on_console)
+        page.on("pageerror", lambda error: self.page_error(str(error)))
+        page.on("worker", lambda worker: worker.on("console", self.on_console))
+        context.on("request", self.on_request)
+        context.on("weberror", lambda error: self.page_error(str(error.error)))
+
+    def on_console(self, message: Any) -> None:
         line = f"[{message.type}] {message.text}"
-        session.console.append(line)
         log.info("console %s", line)
+        if self.session is None:
+            return
+        self.session.console.append(line)
         if message.type == "error":
-            session.console_errors.append(message.text)
+            self.session.console_errors.append(message.text)
 
-    def on_request(req: Any) -> None:
-        session.requests.append(req.url)
+    def on_request(self, req: Any) -> None:
+        if self.session is not None:
+            self.session.requests.append(req.url)
 
-    page.on("console", on_console)
-    page.on("pageerror", lambda error: session.page_errors.append(str(error)))
-    context.on("request", on_request)
-    context.on("weberror", lambda error: session.page_errors.append(str(error.error)))
-    page.on("worker", lambda worker: worker.on("console", on_console))
-    yield page
+    def page_error(self, text: str) -> None:
+        if self.session is not None:
+            self.session.page_errors.append(text)
+
+
+def finish(page: Any, session: Session, request: pytest.FixtureRequest) -> bool:
+    """After a test: a screenshot if it failed, and a failure if the page logged an
+    error it did not expect. Returns whether the test failed."""
     report = request.node.stash.get(_outcome, None)
-    if report is not None and report.failed:
+    failed = report is not None and report.failed
+    if failed and not page.is_closed():
         RESULTS.mkdir(exist_ok=True)
         name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid)[-150:]
         try:
             page.screenshot(path=str(RESULTS / f"{name}.png"), full_page=True)
         except Exception as failure:  # noqa: BLE001  (a screenshot must not hide the failure)
             log.warning("no screenshot: %s", failure)
-    page.close()
     unexpected = session.unexpected_errors()
     if unexpected and (report is None or report.passed):
         pytest.fail("the page logged errors:\n" + "\n".join(unexpected))
+    return failed
 
 
 @pytest.fixture
-def app(page: Any, site_url: str) -> Any:
-    """The page, opened and ready to compute."""
+def page(context: Any, session: Session, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A fresh page in a fresh context that records its console, errors and requests,
+    workers included."""
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    Recorder(session).attach(page, context)
+    yield page
+    finish(page, session, request)
+    page.close()
+
+
+@dataclass
+class Shared:
+    """A module's booted page, and how a first visit left it."""
+
+    context: Any
+    url: str
+    recorder: Recorder
+    page: Any = None
+    first: str = ""  # helpers.first_visit() of the page as it first booted
+    dirty: bool = False  # reload before the next test
+
+    def open(self) -> Any:
+        """A new page in the (new) context, booted; its first visit recorded."""
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(30_000)
+        self.page.on("console", self.recorder.on_console)
+        self.page.on("pageerror", lambda error: self.recorder.page_error(str(error)))
+        self.page.on("worker", lambda worker: worker.on("console", self.recorder.on_console))
+        open_ready(self.page, self.url)
+        self.first = first_visit(self.page)
+        return self.page
+
+    def reload(self) -> None:
+        """Loads the page again (the engine boots again), then puts back what this
+        browser kept from the tests before (their text), as for a first visit."""
+        open_ready(self.page, self.url)
+        first_visit(self.page)
+        if not reset_page(self.page, self.url, self.first):
+            pytest.fail("the shared page does not look as its first visit did, even reloaded")
+
+
+@pytest.fixture
+def fresh_app(page: Any, site_url: str) -> Any:
+    """A page of its own, opened and ready: for a test of what a page does once
+    only (a panel's first opening, the engine's warm-up after start-up)."""
     return open_ready(page, site_url)
+
+
+@pytest.fixture(scope="module")
+def shared_page(browser: Any, site_url: str) -> Iterator[Shared]:
+    """One context and page for the module's ``app`` tests, booted once."""
+    context = browser.new_context(**CONTEXT_OPTIONS)
+    context.set_default_timeout(BOOT_TIMEOUT_MS)
+    recorder = Recorder()
+    context.on("request", recorder.on_request)
+    context.on("weberror", lambda error: recorder.page_error(str(error.error)))
+    shared = Shared(context=context, url=site_url, recorder=recorder)
+    try:
+        yield shared
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def app(shared_page: Shared, session: Session, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The module's booted page, as a first visit shows it, ready to compute. A test
+    may change anything a person can; what it leaves is put back before the next."""
+    shared = shared_page
+    shared.recorder.session = session
+    if shared.page is None or shared.page.is_closed():
+        shared.open()
+    elif shared.dirty or not reset_page(shared.page, shared.url, shared.first):
+        log.info("the shared page is reloaded: its state could not be put back in place")
+        shared.reload()
+    try:
+        yield shared.page
+    finally:
+        shared.recorder.session = None
+        shared.dirty = True  # until the checks below have passed
+        failed = finish(shared.page, session, request)
+        shared.dirty = failed or shared.page.is_closed()

@@ -9,6 +9,7 @@ cannot run, so every wait here is on a selector or a locator.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from typing import Any
@@ -76,6 +77,90 @@ def open_ready(page: Any, url: str) -> Any:
     page.goto(url)
     wait_until_ready(page)
     return page
+
+
+# How the page looks to a person, as one string: the hash, every field's value, which
+# folds are open, how many of each visible test id there are, and all the visible text.
+# Two equal strings: the page shows the same thing, and a person could not tell them apart.
+LOOKS = """() => {
+  const value = (e) =>
+    e.type === "checkbox" || e.type === "radio" ? e.checked : e.type === "file" ? 0 : e.value;
+  const fields = [...document.querySelectorAll("input, select, textarea")].map(value);
+  const visible = {};
+  for (const e of document.querySelectorAll("[data-testid]")) {
+    if (e.checkVisibility()) visible[e.dataset.testid] = (visible[e.dataset.testid] ?? 0) + 1;
+  }
+  const open = [...document.querySelectorAll("details")].map((d) => d.open);
+  const status = document.querySelector('[data-testid="status"]').dataset.state;
+  const text = document.body.innerText;
+  return JSON.stringify({ hash: location.hash, status, fields, open, visible, text });
+}"""
+
+# Puts the page back as `first` (LOOKS of its first visit) shows it, as a person
+# would: the lists and storage emptied, every field and fold as it was, the scroll at
+# the top; then the first visit's text and the settings of its hash, computed at once.
+# Resolves true once the page looks as it did (looked at every frame), false if it
+# still does not after 20 s (something was left that cannot be put back in place).
+RESET = (
+    """async (firstJson) => {
+  const looks = """
+    + LOOKS
+    + """;
+  const first = JSON.parse(firstJson);
+  sessionStorage.clear();
+  localStorage.clear();
+  document.querySelector('[data-testid="evidence-clear"]:not([disabled])')?.click();
+  document.activeElement?.blur?.();
+  const fields = [...document.querySelectorAll("input, select, textarea")];
+  if (fields.length !== first.fields.length) return false;
+  const box = document.querySelector('[data-testid="text-input"]');
+  fields.forEach((e, i) => {
+    const was = first.fields[i];
+    if (e.type === "file" || e === box) return;
+    if (e.type === "checkbox" || e.type === "radio") {
+      if (e.checked === was) return;
+      e.checked = was;
+    } else {
+      if (e.value === was) return;
+      e.value = was;
+    }
+    e.dispatchEvent(new Event("input", { bubbles: true }));
+    e.dispatchEvent(new Event("change", { bubbles: true }));
+  });
+  [...document.querySelectorAll("details")].forEach((d, i) => (d.open = first.open[i]));
+  if (box.value !== first.fields[fields.indexOf(box)]) {
+    box.value = first.fields[fields.indexOf(box)];
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+  // The first visit's hash, read anew by the page as after a link: computed at once.
+  history.replaceState(null, "", first.hash);
+  dispatchEvent(new HashChangeEvent("hashchange"));
+  window.scrollTo(0, 0);
+  const until = performance.now() + 20000; // a hang bound: a reset takes a few frames
+  while (performance.now() < until) {
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    if (looks() === firstJson) return true;
+  }
+  return false;
+}"""
+)
+
+
+def first_visit(page: Any) -> str:
+    """LOOKS of a page that has just booted, once its first result is on screen."""
+    summary = page.get_by_test_id("summary-chunks")
+    expect(summary).to_have_attribute("data-value", re.compile(r"\d"), timeout=WAIT_MS)
+    expect(page.locator(STATUS)).to_have_attribute("data-state", "ready", timeout=WAIT_MS)
+    looks: str = page.evaluate(LOOKS)
+    return looks
+
+
+def reset_page(page: Any, url: str, first: str) -> bool:
+    """Puts a booted page at ``url`` back as its first visit showed it (``first``, from
+    :func:`first_visit`), in place; False when it cannot be (then reload it)."""
+    if page.url.split("#")[0] != url.split("#")[0]:
+        return False
+    return bool(page.evaluate(RESET, first))
 
 
 def configure(

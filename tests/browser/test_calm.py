@@ -55,6 +55,24 @@ STORED = """async () => {
 }"""
 
 
+# Sets window.__written: a promise that resolves once a text holding `wanted` has been
+# written to IndexedDB (its transaction complete), the page's own write after an edit;
+# false after 30 s.
+WRITTEN = """(wanted) => {
+  const put = IDBObjectStore.prototype.put;
+  window.__written = new Promise((resolve) => {
+    setTimeout(() => resolve(false), 30000); // a hang bound: the write follows in 0.3 s
+    IDBObjectStore.prototype.put = function (value, key) {
+      const request = put.call(this, value, key);
+      if (typeof value?.text === "string" && value.text.includes(wanted)) {
+        this.transaction.addEventListener("complete", () => resolve(true), { once: true });
+      }
+      return request;
+    };
+  });
+}"""
+
+
 def test_the_text_comes_back_after_a_reload_and_a_new_tab_and_clear_removes_it(
     page: Any, context: Any, session: Any, site_url: str
 ) -> None:
@@ -62,10 +80,11 @@ def test_the_text_comes_back_after_a_reload_and_a_new_tab_and_clear_removes_it(
     context.on("request", lambda request: posted.append(request.post_data or ""))
     url = f"{site_url}#unit=word&size=4&overlap=1&om=units&price=1"
     open_ready(page, url)
+    page.evaluate(WRITTEN, "Kept words")
     configure(page, text=KEPT)
     chunks_shown(page, KEPT, unit="word", size=4, overlap=1)
     expect(page.get_by_test_id("text-input")).to_have_value(KEPT)
-    page.wait_for_timeout(400)  # the pause after which an edit is written
+    assert page.evaluate("() => window.__written") is True  # after the pause in typing
     assert "Kept words" in page.evaluate(STORED)
 
     page.reload()
@@ -394,8 +413,9 @@ def test_fields_stay_put_the_download_waits_and_arrow_keys_step(app: Any) -> Non
 
 
 def test_panels_fold_until_opened_start_from_the_main_view_and_no_internal_name_shows(
-    app: Any,
+    fresh_app: Any,
 ) -> None:
+    app = fresh_app  # the panels start from the main view when first opened
     text = " ".join(f"word{i}" for i in range(300))
     configure(app, text=text, unit="token", size="64", overlap="16")
     expected = native("chunk", text=text, unit="token", size=64, overlap=16)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import native, open_ready
+from helpers import native
 
 pytestmark = pytest.mark.browser
 
@@ -62,9 +62,9 @@ def native_evidence_json(folder: Path, unit: str) -> bytes:
 
 @pytest.mark.parametrize("unit", ["word", "char", "token"])
 def test_the_browsers_engine_gives_the_command_lines_evidence_bytes(
-    page: Any, site_url: str, tmp_path: Path, unit: str
+    app: Any, tmp_path: Path, unit: str
 ) -> None:
-    outcome = open_ready(page, site_url).evaluate(CALL, [TEXT, LINES, unit])
+    outcome = app.evaluate(CALL, [TEXT, LINES, unit])  # an engine of its own, in the page
     assert outcome["exported"]["ok"], outcome["exported"]
     exported = outcome["exported"]["result"]
     assert exported["json"].encode() == native_evidence_json(tmp_path, unit)

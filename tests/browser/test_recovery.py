@@ -13,11 +13,9 @@ Each is checked by what happened (messages, entries, the DOM), never by a clock.
 from __future__ import annotations
 
 import re
-import time
 from typing import Any
 
 from helpers import (
-    BOOT_TIMEOUT_MS,
     WAIT_MS,
     WORKER_SPY,
     configure,
@@ -47,15 +45,31 @@ STATES = """() => {
 }"""
 
 
-def wait_for_state(page: Any, state: str, timeout: float = 20.0) -> str:
+# Resolves with the status's words once it has taken `state` (recorded by STATES,
+# whose observer runs first), or null after 20 s (a hang bound).
+STATE_SEEN = """(state) => new Promise((resolve) => {
+  const status = document.querySelector('[data-testid="status"]');
+  const seen = () => window.__states.find(([s]) => s === state);
+  if (seen()) return resolve(seen()[1]);
+  const observer = new MutationObserver(() => {
+    if (seen()) {
+      observer.disconnect();
+      resolve(seen()[1]);
+    }
+  });
+  const all = { attributes: true, childList: true, subtree: true, characterData: true };
+  observer.observe(status, all);
+  setTimeout(() => resolve(null), 20000);
+})"""
+
+
+def wait_for_state(page: Any, state: str) -> str:
     """Waits until the status has taken ``state`` (recorded by STATES); its words then."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for seen, words in page.evaluate("() => window.__states"):
-            if seen == state:
-                return str(words)
-        page.wait_for_timeout(50)
-    raise AssertionError(f"the status never said {state}: {page.evaluate('() => window.__states')}")
+    words = page.evaluate(STATE_SEEN, state)
+    assert words is not None, (
+        f"the status never said {state}: {page.evaluate('() => window.__states')}"
+    )
+    return str(words)
 
 
 def test_after_an_engine_failure_the_next_answer_clears_the_error_and_no_traceback_shows(
@@ -169,19 +183,32 @@ WARM_ENTRIES = """() => ({
 })"""
 
 
+# In the worker: resolves once a performance entry named `name` exists (an observer
+# of the worker's marks and measures), false after a minute (a hang bound).
+ENTRY_MADE = """(name) => new Promise((resolve) => {
+  if (performance.getEntriesByName(name).length) return resolve(true);
+  const observer = new PerformanceObserver(() => {
+    if (performance.getEntriesByName(name).length) {
+      observer.disconnect();
+      resolve(true);
+    }
+  });
+  observer.observe({ entryTypes: ["mark", "measure"] });
+  setTimeout(() => resolve(false), 60000);
+})"""
+
+
 def warm_entries(page: Any, until: str) -> dict[str, Any]:
     """The worker's warm-up entries, once ``until`` ("begun" or "done") holds."""
-    waited = 0
-    while True:
-        entries: dict[str, Any] = page.workers[0].evaluate(WARM_ENTRIES)
-        if entries[until]:
-            return entries
-        assert waited < BOOT_TIMEOUT_MS, f"the warm-up never {until}: {entries}"
-        page.wait_for_timeout(20)
-        waited += 20
+    name = {"begun": "engine:warm:begin", "done": "engine:warm"}[until]
+    made = page.workers[0].evaluate(ENTRY_MADE, name)
+    entries: dict[str, Any] = page.workers[0].evaluate(WARM_ENTRIES)
+    assert made and entries[until], f"the warm-up never {until}: {entries}"
+    return entries
 
 
-def test_an_edit_during_the_warm_up_is_answered_between_its_slices(app: Any) -> None:
+def test_an_edit_during_the_warm_up_is_answered_between_its_slices(fresh_app: Any) -> None:
+    app = fresh_app  # the warm-up runs once, after the page's first answer
     configure(app, text=TEN_WORDS, unit="word", size=4, overlap=1)
     expect_figure(app, "summary-chunks", "3", "3")
     warm_entries(app, "begun")  # a second after the last answer

@@ -21,6 +21,8 @@ import pytest
 from helpers import WAIT_MS, configure, error_slot, expect_figure, js_number, native
 from playwright.sync_api import expect
 
+from pyapp.facts import CHUNK_DEFAULTS
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -174,11 +176,13 @@ def test_a_bad_sizing_field_shows_an_inline_message_and_keeps_the_last_result(
     expect(panel.get_by_test_id("sizing-stale")).to_be_visible()
     expect_figure(panel, "sizing-index-entries", "1,500", "1500")
     # A recompute of the main view does not wipe the panel's message.
+    text = app.get_by_test_id("text-input").input_value()
     configure(app, size="39")
-    expect(app.get_by_test_id("summary-chunks")).to_have_attribute(
-        "data-value", re.compile(r"\d"), timeout=WAIT_MS
-    )
-    app.wait_for_timeout(300)
+    unit, overlap = CHUNK_DEFAULTS["unit"], CHUNK_DEFAULTS["overlap"]  # the page's defaults
+    at_39 = native("chunk", text=text, unit=unit, size="39", overlap=overlap)["summary"]
+    expect_figure(app, "summary-chunks", re.compile(r"\d"), str(at_39["chunks"]))
+    expect_figure(app, "summary-processed", re.compile(r"\d"), str(at_39["processed_units"]))
+    expect(app.get_by_test_id("status")).to_have_attribute("data-state", "ready")
     expect(error).to_be_visible()
     panel.get_by_test_id("sizing-reference").click()
     expect(error).to_be_hidden()
@@ -349,11 +353,21 @@ def sweep_of(text: str, unit: str, size: int, overlap: int) -> dict[str, Any]:
     return native("sweep", text=text, unit=unit, size=size, overlap=overlap)
 
 
+def sweep_shown(chart: Any, size: int, overlap: int) -> None:
+    """Waits until the chart is the sweep of this setting (its current points are it),
+    not one drawn before: a chart drawn again replaces the point a test holds."""
+    current = chart.locator(
+        f'.sweep-point[data-current="true"][data-size="{size}"][data-overlap="{overlap}"]'
+    )
+    expect(current).to_have_count(2, timeout=WAIT_MS)  # one in each series
+
+
 def test_sweep_chart_draws_every_row_and_a_click_applies_that_setting(app: Any) -> None:
     open_panel(app, "sweep")
     configure(app, text=PROSE, unit="word", size="8", overlap="1")
     rows = sweep_of(PROSE, "word", 8, 1)["rows"]
     chart = app.get_by_test_id("sweep-chart")
+    sweep_shown(chart, 8, 1)
     points = chart.get_by_test_id("sweep-point")
     expect(points).to_have_count(len(rows), timeout=WAIT_MS)
     expect(chart.locator('.sweep-point[data-series="overlap"]')).to_have_count(
@@ -396,6 +410,7 @@ def test_a_sweep_point_is_reachable_by_keyboard_and_enter_applies_a_size(app: An
     rows = sweep_of(PROSE, "word", 8, 2)["rows"]
     target = max((r for r in rows if r["series"] == "size"), key=lambda r: r["size"])
     chart = app.get_by_test_id("sweep-chart")
+    sweep_shown(chart, 8, 2)
     point = chart.locator(f'.sweep-point[data-series="size"][data-size="{target["size"]}"]')
     expect(point).to_have_count(1, timeout=WAIT_MS)
     point.focus()
@@ -415,6 +430,7 @@ def test_sweep_metric_switch_shows_inflation_and_cut_sentences(app: Any) -> None
     configure(app, text=PROSE, unit="char", size="40", overlap="8")
     rows = sweep_of(PROSE, "char", 40, 8)["rows"]
     chart = app.get_by_test_id("sweep-chart")
+    sweep_shown(chart, 40, 8)
     expect(chart.get_by_test_id("sweep-point")).to_have_count(len(rows), timeout=WAIT_MS)
     first = rows[0]
     selector = (

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-import pytest
 from helpers import (
     BOOT_TIMEOUT_MS,
     WORKER_SPY,
@@ -536,17 +535,8 @@ def test_every_control_has_a_label_and_is_reachable_by_keyboard(app: Any) -> Non
     assert outline == "solid"
 
 
-SCREENS = [
-    pytest.param(
-        {
-            "viewport": {"width": width, "height": 900},
-            "color_scheme": scheme,
-            "device_scale_factor": 1,
-        },
-        id=f"{width}-{scheme}",
-    )
-    for width, scheme in ((1280, "light"), (1280, "dark"), (375, "light"), (375, "dark"))
-]
+#: Width and colour scheme of each screen, all shown by one booted page in turn.
+SCREENS = ((1280, "light"), (1280, "dark"), (375, "light"), (375, "dark"))
 
 # Sentences longer than a chunk (some get cut), a blank line, a tab, a trailing space.
 SCREEN_TEXT = (
@@ -556,17 +546,10 @@ SCREEN_TEXT = (
 )
 
 
-@pytest.mark.parametrize("context", SCREENS, indirect=True)
 def test_screenshots_at_desktop_and_phone_width(page: Any, site_url: str) -> None:
-    """The whole page, then the chunk view and the planning panels, saved to look at."""
-    width = page.viewport_size["width"]
-    scheme = (
-        "dark" if page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") else "light"
-    )
+    """The whole page, then the chunk view and the planning panels, saved to look at,
+    at each of SCREENS: one page, resized and recoloured as a person's browser would."""
     open_ready(page, f"{site_url}#unit=char&size=60&overlap=15&om=units&price=1")
-    # Dark-mode aware: the page's own colours follow the colour scheme.
-    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
-    assert background == {"light": "rgb(246, 246, 243)", "dark": "rgb(20, 21, 24)"}[scheme]
     configure(page, text=SCREEN_TEXT)
     expected = native("chunk", text=SCREEN_TEXT, unit="char", size=60, overlap=15)
     assert expected["boundaries"]["cut"] > 0, "the text must cut a sentence to show the marks"
@@ -590,30 +573,39 @@ def test_screenshots_at_desktop_and_phone_width(page: Any, site_url: str) -> Non
     )
     assert folded == [], f"folds a person sees closed: {folded}"
     expect(page.get_by_test_id("sweep-table").locator("tbody tr").first).to_be_visible()
-    overflow = page.evaluate("document.documentElement.scrollWidth")
-    assert overflow <= width, f"the page scrolls sideways at {width}px: {overflow}px wide"
-    # Nor does any table or box inside it.
-    boxes = page.evaluate(
-        """() => [...document.querySelectorAll(".table-scroll")]
-             .filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.closest("[id]").id)"""
-    )
-    assert boxes == [], f"these scroll sideways at {width}px: {boxes}"
-
     RESULTS.mkdir(exist_ok=True)
-    name = f"page-{width}-{scheme}"
-    page.locator("#chunks-panel").screenshot(path=str(RESULTS / f"{name}-chunks.png"))
-    page.locator("#tools").screenshot(path=str(RESULTS / f"{name}-panels.png"))
-    # Cards use content-visibility: auto, so a full-page capture would show the
-    # off-screen ones empty; a class (a rule in style.css, no inline style under the
-    # CSP) has every card painted for the capture.
-    page.evaluate("document.documentElement.classList.add('capture-all')")
-    expect(page.locator(".chunk").last).to_have_css("content-visibility", "visible")
-    page.screenshot(path=str(RESULTS / f"{name}.png"), full_page=True)
-    if width < 600:  # a phone page is long: also save it in screen-sized parts to look at
-        height = page.evaluate("document.documentElement.scrollHeight")
-        for part, top in enumerate(range(0, height, 1000), start=1):
-            clip = {"x": 0, "y": top, "width": width, "height": min(1000, height - top)}
-            page.screenshot(path=str(RESULTS / f"{name}-part{part}.png"), full_page=True, clip=clip)
+    for width, scheme in SCREENS:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.emulate_media(color_scheme=scheme)
+        # Dark-mode aware: the page's own colours follow the colour scheme.
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert background == {"light": "rgb(246, 246, 243)", "dark": "rgb(20, 21, 24)"}[scheme]
+        overflow = page.evaluate("document.documentElement.scrollWidth")
+        assert overflow <= width, f"the page scrolls sideways at {width}px: {overflow}px wide"
+        # Nor does any table or box inside it.
+        boxes = page.evaluate(
+            """() => [...document.querySelectorAll(".table-scroll")]
+                 .filter((e) => e.scrollWidth > e.clientWidth + 1)
+                 .map((e) => e.closest("[id]").id)"""
+        )
+        assert boxes == [], f"these scroll sideways at {width}px: {boxes}"
+        name = f"page-{width}-{scheme}"
+        page.evaluate("document.documentElement.classList.remove('capture-all')")
+        page.locator("#chunks-panel").screenshot(path=str(RESULTS / f"{name}-chunks.png"))
+        page.locator("#tools").screenshot(path=str(RESULTS / f"{name}-panels.png"))
+        # Cards use content-visibility: auto, so a full-page capture would show the
+        # off-screen ones empty; a class (a rule in style.css, no inline style under the
+        # CSP) has every card painted for the capture.
+        page.evaluate("document.documentElement.classList.add('capture-all')")
+        expect(page.locator(".chunk").last).to_have_css("content-visibility", "visible")
+        page.screenshot(path=str(RESULTS / f"{name}.png"), full_page=True)
+        if width < 600:  # a phone page is long: also save it in screen-sized parts to look at
+            height = page.evaluate("document.documentElement.scrollHeight")
+            for part, top in enumerate(range(0, height, 1000), start=1):
+                clip = {"x": 0, "y": top, "width": width, "height": min(1000, height - top)}
+                page.screenshot(
+                    path=str(RESULTS / f"{name}-part{part}.png"), full_page=True, clip=clip
+                )
 
 
 def test_256_cards_of_4_kb_render_without_blocking_the_page(app: Any) -> None:

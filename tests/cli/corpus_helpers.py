@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -92,13 +93,45 @@ def alive(pid: int) -> bool:
     return stat[stat.rindex(")") + 2] != "Z"
 
 
-def wait_until(condition: Callable[[], bool], seconds: float) -> bool:
+def wait_until(condition: Callable[[], bool], seconds: float, *, watching: int) -> bool:
+    """Waits on process ``watching`` (an exit ends the wait at once) and checks
+    ``condition`` each time it wakes, at most every 50 ms; False after ``seconds``."""
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
+    with _pidfd(watching) as fd:
+        while not condition():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            if fd is not None and select.select([fd], [], [], min(left, 0.05))[0]:
+                return condition()  # it exited: nothing more will start
+    return True
+
+
+def wait_for_exit(pids: set[int], seconds: float) -> bool:
+    """Waits on each process's own exit (a pidfd becomes readable when it ends, zombie
+    or reaped); False when one is still running after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    for pid in pids:
+        with _pidfd(pid) as fd:
+            if fd is None:
+                continue  # already gone
+            left = max(0.0, deadline - time.monotonic())
+            if not select.select([fd], [], [], left)[0] and alive(pid):
+                return False
+    return True
+
+
+@contextmanager
+def _pidfd(pid: int) -> Iterator[int | None]:
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        yield None
+        return
+    try:
+        yield fd
+    finally:
+        os.close(fd)
 
 
 def write_slow_corpus(folder: Path, *, files: int = 40, kilobytes: int = 500) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from corpus_helpers import alive, corpus, descendants, group, wait_until, write_slow_corpus
+from corpus_helpers import corpus, descendants, group, wait_for_exit, wait_until, write_slow_corpus
 
 WITHOUT_DASK = (
     "import sys; sys.modules['distributed'] = None; sys.modules['dask'] = None;"
@@ -135,11 +135,13 @@ def test_ctrl_c_closes_the_dask_cluster_and_leaves_no_process(tmp_path: Path) ->
     write_slow_corpus(tmp_path / "docs")
     command = [sys.executable, "-m", "pyapp", "corpus", str(tmp_path / "docs"), "--no-progress"]
     with group([*command, "--engine", "dask", "--workers", "1"]) as process:
-        assert wait_until(lambda: len(descendants(process.pid)) >= 2, 60), "no cluster started"
+        assert wait_until(lambda: len(descendants(process.pid)) >= 2, 60, watching=process.pid), (
+            "no cluster started"
+        )
         started = descendants(process.pid)
         os.killpg(process.pid, signal.SIGINT)  # what a terminal does on Ctrl-C
         out, err = process.communicate(timeout=60)
-        assert wait_until(lambda: not any(alive(pid) for pid in started), 10), "left behind"
+        assert wait_for_exit(started, 10), "left behind"
     assert process.returncode == 130, err.decode()
     assert out == b"" and err == b"", err.decode()
 

