@@ -15,18 +15,11 @@
 //
 // Messages, one switch on `type` each way:
 //
-// @typedef {{type: "load", runtime: string, wasm: string, model: string, sha256: string,
-//   bytes: number}
-//   | {type: "run", id: number, rows: number[][]}} EmbedRequest
+/** @typedef {{type: "load", runtime: string, wasm: string, model: string, sha256: string, bytes: number} | {type: "run", id: number, rows: number[][]}} EmbedRequest */
 //   `runtime`: ort.wasm.min.mjs's URL; `wasm`: its .wasm; `model`: model.onnx's URL.
 //   `rows`: id rows of one length (a batch the engine made).
 //
-// @typedef {{type: "progress", stage: "runtime" | "model" | "session", loaded: number,
-//   total: number}
-//   | {type: "loaded", ms: number}
-//   | {type: "failed", stage: string, message: string}
-//   | {type: "hidden", id: number, rows: number, length: number, bytes: ArrayBuffer, ms: number}
-//   | {type: "error", id: number, message: string}} EmbedMessage
+/** @typedef {{type: "progress", stage: "runtime" | "model" | "session", loaded: number, total: number} | {type: "loaded", ms: number} | {type: "failed", stage: string, message: string} | {type: "hidden", id: number, rows: number, length: number, bytes: ArrayBuffer, ms: number} | {type: "error", id: number, message: string}} EmbedMessage */
 //   `bytes` (transferred): rows x length x 384 little-endian float32; the page hands
 //   them on to the engine's worker, which encodes them, so the page never copies them.
 
@@ -37,7 +30,7 @@ let session = null;
 
 /** @param {EmbedMessage} message @param {Transferable[]} [transfer] */
 function post(message, transfer = []) {
-  self.postMessage(message, transfer);
+  self.postMessage(message, { transfer });
 }
 
 /** The message of anything thrown, in one line. */
@@ -95,9 +88,9 @@ async function load(request) {
       throw new Error(`the model file has sha256 ${got.slice(0, 12)}…, not the pinned ${request.sha256.slice(0, 12)}…: it is damaged`);
     }
     stage = "session";
-    post({ type: "progress", stage, loaded: 0, total: 1 });
+    post({ type: "progress", stage: "session", loaded: 0, total: 1 });
     session = await ort.InferenceSession.create(new Uint8Array(model), { executionProviders: ["wasm"], graphOptimizationLevel: "all" });
-    post({ type: "progress", stage, loaded: 1, total: 1 });
+    post({ type: "progress", stage: "session", loaded: 1, total: 1 });
     post({ type: "loaded", ms: performance.now() - began });
   } catch (err) {
     post({ type: "failed", stage, message: messageOf(err) });

@@ -421,7 +421,8 @@ function warmAnswered(responseJson, began) {
 function withAttachment(requestJson, { field, bytes }) {
   const view = new Uint8Array(bytes);
   let encoded;
-  if (typeof view.toBase64 === "function") encoded = view.toBase64();
+  const modern = /** @type {any} */ (view); // Uint8Array.prototype.toBase64, where the browser has it
+  if (typeof modern.toBase64 === "function") encoded = modern.toBase64();
   else {
     let binary = "";
     for (let i = 0; i < view.length; i += 0x8000) binary += String.fromCharCode(...view.subarray(i, i + 0x8000));

@@ -365,6 +365,7 @@ export function mountAudit({ engine, panel, current, showInMain }) {
     compareJson = { json: result.json, filename: result.filename };
     ui.compareOut.hidden = false;
     ui.compareDownload.disabled = false;
+    /** @type {Array<[string, string, (v: any) => string]>} */
     const rows = [
       ["Chunks", "chunks", fmt.integer],
       ["Processed units", "processed_units", fmt.integer],

@@ -111,7 +111,8 @@ function chunkWords(indices) {
  * @param {{engine: object, panel: HTMLElement, textBox: HTMLTextAreaElement,
  *   textOf?: () => string, fromBox?: (at: number) => number,
  *   chunkList: HTMLElement, topK: HTMLInputElement | null,
- *   goTo: (index: number) => void, apply: (setting: {overlap: number}) => void}} options
+ *   goTo: (index: number) => void, apply: (setting: {overlap: number}) => void,
+ *   documentName?: () => string | null}} options
  *   `topK` is the budget panel's top-k field (its value is k; empty: the default);
  *   `goTo` shows a chunk's card; `apply` puts an overlap (whole units) into the main view.
  */
@@ -262,6 +263,7 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     // way): the view of that text is about to land, and its check follows.
     if (bodyOf(view.text) !== list.text) return;
     const retriever = ui.retriever.value;
+    /** @type {Record<string, any>} */
     const base = { op: "evidence", ...settingOf(view), evidence: list.request(), retriever };
     let { k, from } = kTyped();
     kAsked = k;

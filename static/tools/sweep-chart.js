@@ -238,7 +238,7 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
     note: panel.querySelector('[data-testid="sweep-dense-note"]'),
     run: panel.querySelector('[data-testid="sweep-dense-run"]'),
     cancel: panel.querySelector('[data-testid="sweep-dense-cancel"]'),
-    progress: panel.querySelector('[data-testid="sweep-dense-progress"]'),
+    progress: /** @type {HTMLProgressElement} */ (panel.querySelector('[data-testid="sweep-dense-progress"]')),
   };
   let denseOn = false;
   let denseStop = false;
