@@ -125,7 +125,7 @@ HELD_WRITES = """(() => {
 })();"""
 
 # Resolves once the page's IndexedDB record holds `text` (the write after the pause).
-WRITTEN = """async (text) => {
+HELD = """async (text) => {
   for (;;) {
     const db = await new Promise((resolve, reject) => {
       const request = indexedDB.open("rag-chunk-visualizer");
@@ -161,7 +161,7 @@ def test_the_newest_text_wins_over_a_closed_tabs_unwritten_copy(
     # Tab B: a later edit, written to IndexedDB after the pause.
     newer = "Newer words typed in tab B afterwards, six seven eight nine."
     configure(tab_b, text=newer)
-    assert tab_b.evaluate(WRITTEN, newer) is True
+    assert tab_b.evaluate(HELD, newer) is True
     # The next visit opens with the newer text, and no stale copy is left behind.
     visit = context.new_page()
     open_ready(visit, url)
@@ -350,10 +350,14 @@ FIELDS = [
 
 
 def boxes(page: Any) -> dict[str, Any]:
-    """Where each main field is, and how big."""
+    """Where each main field is on the page (not the viewport: a scroll is not a move),
+    and how big."""
+    x, y = page.evaluate("() => [window.scrollX, window.scrollY]")
     out = {}
     for testid in FIELDS:
         b = page.get_by_test_id(testid).bounding_box()
+        if b:
+            b = {**b, "x": b["x"] + x, "y": b["y"] + y}
         out[testid] = {k: round(v) for k, v in b.items()} if b else None
     return out
 
