@@ -6,6 +6,7 @@ sweep, on twelve settings over every unit and encoding (``golden/fixed/``, writt
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -78,11 +79,18 @@ def unchanged(request: dict[str, Any], answer: str) -> str:
     """The answer as the code before the change wrote it, once what was added on
     purpose since is taken out again: the ``text`` naming the text in the export and
     the evidence document (and their schema versions), the evidence list's last line
-    naming it, and the bytes that member adds to the download's estimated size."""
+    naming it, the bytes that member adds to the download's estimated size, and the
+    encoding a token-mode download's name now carries in place of ``token``."""
     body = json.loads(answer)
     result = body.get("result")
     if body.get("ok") and isinstance(result, dict):
         op = request["op"]
+        if isinstance(result.get("filename"), str):
+            result["filename"] = re.sub(
+                r"^(chunks|evidence)-.+-(\d+)-(\d+)\.json$",
+                rf"\1-{request.get('unit', 'word')}-\2-\3.json",
+                result["filename"],
+            )
         if op == "export" or (op == "evidence" and request.get("export")):
             result["json"] = _dumped(_without_text(json.loads(result["json"])))
         if op == "evidence" and request.get("export"):
