@@ -163,6 +163,7 @@ def count_corpus(
         text_field=text_field,
         id_field=id_field,
         max_document_bytes=max_document_bytes,
+        recursive=params if params.splitter == "recursive" else None,
     )
     began = time.perf_counter()
     listing = list_paths(list(paths))
