@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Final, NamedTuple
 
+from ...core.cache import forget_texts
 from ...core.chunkings import chunking_of
 from ...core.params import Params
 from ...core.units import strip_bom
@@ -389,6 +390,8 @@ class _Counting:
             if s.recursive is not None:
                 chunking = chunking_of(text, s.recursive)
                 measured = (chunking.count, chunking.processed)
+                del chunking
+                forget_texts()  # a corpus never asks twice: hold no document's chunks
         except (KeyboardInterrupt, SystemExit, GeneratorExit, Stopped):
             raise
         except BaseException as exc:  # a tokenizer's own failure (pyo3's PanicException)
