@@ -80,14 +80,6 @@ def run(args: argparse.Namespace) -> int:
     from ..planning.corpus import Stopped, count_corpus
 
     params = params_from_args(args, caps=False)
-    if params.splitter != "fixed":
-        # The corpus engines count each document in closed form, which only the fixed
-        # window has; a recursive count would be a different (silently wrong) result.
-        raise InputError(
-            "splitter",
-            "corpus counts the fixed window only: the recursive splitter's chunks have no"
-            " closed form, so chunk each document with `chunk --splitter recursive` instead",
-        )
     scheduler = args.scheduler
     if scheduler is None and args.engine == "dask":
         scheduler = os.environ.get(SCHEDULER_ENV) or None

@@ -14,7 +14,11 @@ The figures of reference 003's calculator, with two corrections from reference 0
 
 Every document is modelled as ``D`` tokens long (the average), so the totals are
 an estimate for a corpus of uneven documents; ``python -m pyapp corpus`` counts a
-real corpus exactly. Arithmetic is exact (:class:`~fractions.Fraction`) and only
+real corpus exactly. A splitter that is not a fixed window (the recursive one) has no
+closed form: :func:`measure_text` chunks a real text and :class:`Measured` carries what
+its chunks are (count and token lengths), which then replace the formulas for the chunk
+count, the stored tokens and the retrieved tokens (each document modelled as that
+text). Arithmetic is exact (:class:`~fractions.Fraction`) and only
 turned into ``int``/``float`` for output.
 
 >>> s = size_index(documents=500, avg_tokens=1200, size=512, overlap="15%", top_k=5, budget=128000)
@@ -33,11 +37,61 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..core.params import parse_number, parse_overlap, parse_whole
+from ..core.params import Params, parse_number, parse_overlap, parse_whole
 from ..facts import SIZING_DEFAULTS
 from ..figures import Derivation, number, show
 
-__all__ = ["Sizing", "size_index"]
+__all__ = ["Measured", "Sizing", "measure_text", "size_index"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Measured:
+    """One text's real chunking, in tokens: its length, each chunk's length (each chunk
+    encoded by itself, as the splitter measured it) and the splitter's settings."""
+
+    text_tokens: int
+    lengths: tuple[int, ...]
+    encoding: str
+    splitter: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "from": "the chunks of the text, not the formula",
+            "encoding": self.encoding,
+            "splitter": self.splitter,
+            "text_tokens": self.text_tokens,
+            "chunks": len(self.lengths),
+            "longest_chunk": max(self.lengths, default=0),
+        }
+
+
+def measure_text(text: str, params: Params) -> Measured:
+    """Chunk ``text`` under ``params`` (the token unit) and measure its chunks.
+
+    >>> from pyapp.core.params import parse_params
+    >>> p = parse_params(unit="token", encoding="cl100k_base", size=4, splitter="recursive")
+    >>> m = measure_text("one two three four five six", p)
+    >>> m.text_tokens, m.lengths
+    (6, (4, 2))
+    """
+    from ..core.chunkings import chunking_of
+    from ..core.export import splitter_json
+    from ..core.tokenizers import get_tokenizer
+    from ..errors import InputError
+
+    if params.unit != "token" or params.encoding is None:
+        raise InputError(
+            "unit",
+            "index sizing measures a real chunking in tokens: choose the token unit (and an"
+            " encoding) for the recursive splitter",
+        )
+    chunking = chunking_of(text, params)
+    return Measured(
+        text_tokens=get_tokenizer(params.encoding).count(text),
+        lengths=tuple(chunking.lengths),
+        encoding=params.encoding,
+        splitter=splitter_json(params),
+    )
 
 
 def _ceil(value: Fraction) -> int:
@@ -57,6 +111,8 @@ class Sizing:
     budget: int
     dim: int | None
     bytes_per_value: Fraction
+    #: A real text's chunking (``None``: the fixed window's closed forms).
+    measured: Measured | None = None
 
     @property
     def stride(self) -> int:
@@ -69,7 +125,9 @@ class Sizing:
 
     @property
     def chunks_per_document(self) -> int:
-        """``1 + ceil(max(0, D - C) / S)`` (``D > 0`` is enforced)."""
+        """``1 + ceil(max(0, D - C) / S)`` (``D > 0`` is enforced), or the chunks counted."""
+        if self.measured is not None:
+            return len(self.measured.lengths)
         return 1 + _ceil(max(Fraction(0), self.avg_tokens - self.size) / self.stride)
 
     @property
@@ -83,6 +141,10 @@ class Sizing:
 
     @property
     def retrieved_tokens_per_query(self) -> Fraction:
+        if self.measured is not None:  # the k longest entries of the index, at most
+            longest = sorted(self.measured.lengths, reverse=True)
+            k, docs = self.top_k_used, self.documents
+            return Fraction(sum(longest[i // docs] for i in range(k)))
         return self.top_k_used * self.effective_chunk
 
     @property
@@ -104,7 +166,9 @@ class Sizing:
 
     @property
     def stored_tokens_per_document(self) -> Fraction:
-        """Sum of the real chunk lengths of one document: ``D + (N - 1)·O``."""
+        """Sum of the real chunk lengths of one document: ``D + (N - 1)·O``, or counted."""
+        if self.measured is not None:
+            return Fraction(sum(self.measured.lengths))
         return self.avg_tokens + (self.chunks_per_document - 1) * self.overlap
 
     @property
@@ -149,6 +213,8 @@ class Sizing:
                 o,
             )
         put("stride", "C - O", f"{c} - {o}", s, self._stride_note())
+        if self.measured is not None:
+            return self._measured_derivation()
         put("effective_chunk", "min(C, D)", f"min({c}, {show(d)})", self.effective_chunk)
         put(
             "chunks_per_document",
@@ -213,6 +279,65 @@ class Sizing:
             )
         return out.to_json()
 
+    def _measured_derivation(self) -> dict[str, dict[str, Any]]:
+        """The figures a real chunking gives: counted, not the closed form."""
+        assert self.measured is not None
+        m, docs, e, k = self.measured, self.documents, self.index_entries, self.top_k_used
+        out = Derivation()
+        put = out.add
+        n = len(m.lengths)
+        counted = "measured from the chunks of the text, not the formula"
+        put("chunks_per_document", "chunks of the text", f"{n} chunks", n, counted)
+        put("index_entries", "documents * chunks per document", f"{docs} * {n}", e)
+        put("top_k_used", "min(top-k, entries)", f"min({self.top_k}, {e})", k)
+        put(
+            "retrieved_tokens_per_query",
+            "the top-k used longest entries",
+            f"{k} longest of {e} entries",
+            self.retrieved_tokens_per_query,
+            "each chunk's tokens as the splitter measured it",
+        )
+        retrieved = show(self.retrieved_tokens_per_query)
+        put("budget_share", "retrieved / budget", f"{retrieved} / {self.budget}", self.budget_share)
+        put("budget_left", "budget - retrieved", f"{self.budget} - {retrieved}", self.budget_left)
+        eff = show(self.effective_chunk)
+        put(
+            "stored_tokens_nominal",
+            "entries * min(C, D)",
+            f"{e} * {eff}",
+            self.stored_tokens_nominal,
+            "what a calculator that counts every chunk as full reports",
+        )
+        per_doc = show(self.stored_tokens_per_document)
+        put(
+            "stored_tokens_actual",
+            "documents * (sum of the chunks' tokens)",
+            f"{docs} * {per_doc}",
+            self.stored_tokens_actual,
+            counted,
+        )
+        corpus = show(self.corpus_tokens)
+        put(
+            "inflation_nominal",
+            "nominal stored / (documents * D)",
+            f"{show(self.stored_tokens_nominal)} / {corpus}",
+            self.inflation_nominal,
+        )
+        put(
+            "inflation_actual",
+            "actual stored / (documents * D)",
+            f"{show(self.stored_tokens_actual)} / {corpus}",
+            self.inflation_actual,
+        )
+        if self.dim is not None:
+            put(
+                "vector_bytes",
+                "entries * dim * bytes per value",
+                f"{e} * {self.dim} * {show(self.bytes_per_value)}",
+                self.vector_bytes,
+            )
+        return out.to_json()
+
     def _stride_note(self) -> str | None:
         """Some calculators stride by ``C * (1 - P/100)`` unrounded; say what that changes."""
         if self.overlap_percent is None:
@@ -232,7 +357,14 @@ class Sizing:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The ``size`` command's document: params, figures, derivation."""
+        """The ``size`` command's document: params, figures, derivation (and ``measured``
+        for a real chunking)."""
+        doc = self._document()
+        if self.measured is not None:
+            doc["measured"] = self.measured.to_json()
+        return doc
+
+    def _document(self) -> dict[str, Any]:
         return {
             "schema": "pyapp.size/1",
             "params": {
@@ -276,13 +408,16 @@ def size_index(
     budget: object = SIZING_DEFAULTS["budget"],
     dim: object = None,
     bytes_per_value: object = SIZING_DEFAULTS["bytes_per_value"],
+    measured: Measured | None = None,
 ) -> Sizing:
     """Validate raw inputs (numbers or typed strings) and return the :class:`Sizing`.
 
     ``overlap`` is whole tokens, or a percentage of ``size`` (``"15%"``, or
     ``overlap_mode="percent"``) rounded half up. ``avg_tokens`` may be a decimal.
     ``dim=None`` leaves ``vector_bytes`` out; ``bytes_per_value`` may be a
-    fraction (``0.125`` for binary vectors).
+    fraction (``0.125`` for binary vectors). With ``measured`` (a real chunking, see
+    :func:`measure_text`), ``avg_tokens`` is the text's own length and ``size`` and
+    ``overlap`` are the splitter's.
 
     >>> size_index(documents=1, avg_tokens=100, size=512, top_k=5).top_k_used
     1
@@ -294,6 +429,12 @@ def size_index(
     documents | documents must be at least 1, got 0: enter a whole number from 1 to ...
     """
     n_docs = parse_whole("documents", documents)
+    if measured is not None:
+        if measured.text_tokens == 0:
+            from ..errors import InputError
+
+            raise InputError("text", "the text is empty: paste or open a text to measure")
+        avg_tokens = measured.text_tokens
     avg = parse_number("avg_tokens", avg_tokens)
     the_size = parse_whole("size", size)
     the_overlap, percent = parse_overlap(overlap, size=the_size, mode=overlap_mode)
@@ -313,4 +454,5 @@ def size_index(
         budget=the_budget,
         dim=the_dim,
         bytes_per_value=bpv,
+        measured=measured,
     )

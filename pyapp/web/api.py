@@ -66,7 +66,7 @@ from ..facts import (
     TEXTS_HELD,
 )
 from ..planning.budget import check_budget
-from ..planning.sizing import size_index
+from ..planning.sizing import measure_text, size_index
 from ..planning.sweep import sweep_dense_texts, sweep_text
 from ..weights import EMBEDDING_MODEL
 from .audit_view import audit_view, compare_view, lens_view, side_of
@@ -434,8 +434,23 @@ def _fields(request: JSON, names: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _op_size(request: JSON) -> JSON:
+    """The closed forms of a fixed window; with ``splitter: "recursive"`` (and its
+    settings, ``unit``, ``encoding`` and the text), the real chunking of the text."""
     fields = {"documents": None, "avg_tokens": None, "size": None, **_fields(request, _SIZE_FIELDS)}
-    return size_index(**fields).to_json()
+    if request.get("splitter", "fixed") != "recursive":
+        return size_index(**fields).to_json()
+    if "avg_tokens" not in request:  # the text's own length is D: no figure to type
+        fields["avg_tokens"] = 1
+    plan = size_index(**fields)
+    params = parse_params(
+        caps=_caps(request),
+        unit=request.get("unit", "token"),
+        encoding=request.get("encoding"),
+        size=plan.size,
+        overlap=plan.overlap,
+        **_splitter_fields(request),
+    )
+    return size_index(**fields, measured=measure_text(_text(request), params)).to_json()
 
 
 def _op_budget(request: JSON) -> JSON:

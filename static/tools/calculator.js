@@ -17,12 +17,15 @@ const DEBOUNCE_MS = 150;
 export class Calculator {
   /**
    * @param {{engine: object, panel: HTMLElement, op: string, purpose: string, prefix: string,
-   *   figures: Record<string, {label: string, fmt: Function}>, after?: Function}} options
+   *   figures: Record<string, {label: string, fmt: Function}>, after?: Function,
+   *   extra?: () => object}} options
    *   `prefix` names the panel's testids and error slots (`<prefix>-stale`,
-   *   `<prefix>.<field>`); `after(result)` lays out what the figures do not.
+   *   `<prefix>.<field>`); `after(result)` lays out what the figures do not; `extra()`
+   *   gives request fields that are not the panel's own (sent beneath its fields).
    */
-  constructor({ engine, panel, op, purpose, prefix, figures, after = () => {} }) {
+  constructor({ engine, panel, op, purpose, prefix, figures, after = () => {}, extra = () => ({}) }) {
     this.engine = engine;
+    this.extra = extra;
     this.panel = panel;
     this.op = op;
     this.purpose = purpose;
@@ -86,7 +89,7 @@ export class Calculator {
   }
 
   request() {
-    const request = { op: this.op };
+    const request = { ...this.extra(), op: this.op };
     for (const [param, input] of Object.entries(this.inputs)) request[param] = input.value;
     for (const [param, radios] of Object.entries(this.choices)) {
       const checked = radios.find((radio) => radio.checked);

@@ -52,7 +52,21 @@ function renderSizingExtras(panel, result) {
   const compare = panel.querySelector(".stored-compare");
   compare.dataset.agree = same ? "true" : "false";
   note.replaceChildren();
-  if (same) {
+  const measured = panel.querySelector('[data-testid="sizing-measured"]');
+  measured.hidden = !result.measured;
+  measured.textContent = result.measured
+    ? `Measured from this text's ${fmt.integer(result.measured.chunks)} chunks by the recursive ` +
+      `splitter (${result.measured.encoding}), not the formula: every document is modelled as this text.`
+    : "";
+  if (result.measured) {
+    note.append(
+      el("strong", {}, "The actual figure is the right one. "),
+      document.createTextNode(
+        "It adds up the tokens of the chunks the splitter really made; the nominal figure " +
+        `counts all ${fmt.integer(result.index_entries)} entries as full chunks.`,
+      ),
+    );
+  } else if (same) {
     note.append(
       el("strong", {}, "Here both agree. "),
       document.createTextNode(
@@ -81,8 +95,11 @@ function exampleLabel(x) {
     `chunk ${fmt.integer(Number(x.size))}, overlap ${overlap}, top-k ${x.top_k}, budget ${fmt.integer(Number(x.budget))}`;
 }
 
-/** Mounts the sizing panel (empty until tools.js fills it from the main view). */
-export function mountSizing({ engine, panel }) {
+/**
+ * Mounts the sizing panel (empty until tools.js fills it from the main view);
+ * `extra()` gives the main view's recursive splitter and text to measure, or nothing.
+ */
+export function mountSizing({ engine, panel, extra = () => ({}) }) {
   const calc = new Calculator({
     engine,
     panel,
@@ -91,6 +108,7 @@ export function mountSizing({ engine, panel }) {
     prefix: "sizing",
     figures: SIZING_FIGURES,
     after: (result) => renderSizingExtras(panel, result),
+    extra,
   });
   const example = panel.querySelector('[data-testid="sizing-reference"]');
   example.textContent = exampleLabel(FACTS.examples.sizing);

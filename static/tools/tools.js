@@ -60,7 +60,22 @@ export function mainInTokens(result) {
 export function mountTools({ engine, source, main, apply }) {
   const $ = (selector) => document.querySelector(selector);
   const folds = { sizing: $("#sizing-fold"), budget: $("#budget-fold"), sweep: $("#sweep-fold") };
-  const sizing = mountSizing({ engine, panel: $("#sizing-panel") });
+  /**
+   * The main view's recursive splitter in tokens and its text: sizing measures its
+   * chunks while the panel's length, size and overlap are still the main view's
+   * (the number of documents may be typed); other figures are sized by the formula.
+   */
+  let measureFrom = null;
+  let mainFigures = null;
+  const sizingFields = ["avg_tokens", "size", "overlap"];
+  const sameAsMain = () =>
+    mainFigures !== null && sizingFields.every((key) => sizing.inputs[key]?.value === mainFigures[key]) &&
+    (sizing.choices.overlap_mode ?? []).every((radio) => radio.checked === (radio.value === "units"));
+  const sizing = mountSizing({
+    engine,
+    panel: $("#sizing-panel"),
+    extra: () => (measureFrom && sameAsMain() ? measureFrom : {}),
+  });
   const budget = mountBudget({ engine, panel: $("#budget-panel"), source });
   const sweep = mountSweep({ engine, panel: $("#sweep-panel"), apply, isOpen: () => folds.sweep.open });
   folds.sweep.addEventListener("toggle", () => {
@@ -95,6 +110,7 @@ export function mountTools({ engine, source, main, apply }) {
     if (!tokens) return;
     const overlap = String(tokens.overlap);
     const fromMain = { documents: "1", avg_tokens: String(tokens.tokens), size: String(tokens.size), overlap, overlap_mode: "units" };
+    mainFigures = fromMain;
     if (!filled) {
       filled = true;
       sizing.reset({ ...FACTS.defaults.sizing, ...fromMain, ...(preset.dim ? { dim: preset.dim } : {}) });
@@ -142,7 +158,14 @@ export function mountTools({ engine, source, main, apply }) {
   return {
     /** A main `chunk` result is on screen for `request`. */
     viewLanded(request) {
+      const before = JSON.stringify(measureFrom);
+      measureFrom = request.splitter === "recursive" && request.unit === "token"
+        ? Object.fromEntries(
+          ["text", "unit", "encoding", ...FACTS.splitter_fields].filter((key) => key in request).map((key) => [key, request[key]]),
+        )
+        : null;
       seed();
+      if (filled && JSON.stringify(measureFrom) !== before) sizing.schedule(0);
       budget.refresh();
       sweep.viewLanded(request);
     },

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from helpers import WAIT_MS, cli_chunk, configure
+from helpers import WAIT_MS, cli_chunk, configure, native
 from playwright.sync_api import expect
 
 MARKDOWN = (
@@ -84,3 +84,31 @@ def test_the_recursive_splitter_in_the_page_marks_short_boundaries_and_downloads
         "data-value", str(json.loads(custom)["summary"]["chunks"]), timeout=WAIT_MS
     )
     assert "seps=" in (app.get_by_test_id("share-link").get_attribute("href") or "")
+
+
+def test_index_sizing_measures_the_recursive_splitters_chunks_of_this_text(app: Any) -> None:
+    configure(app, text=MARKDOWN, unit="token", encoding="cl100k_base", size="24", overlap="6")
+    app.get_by_test_id("splitter").select_option("recursive")
+    app.get_by_test_id("sizing-fold").locator("summary").first.click()
+    panel = app.get_by_test_id("sizing-panel")
+    panel.get_by_test_id("sizing-use-text").click()  # back in step with the main view
+    measured = panel.get_by_test_id("sizing-measured")
+    expect(measured).to_be_visible(timeout=WAIT_MS)
+    expect(measured).to_contain_text("not the formula")
+    # Three documents typed: still this text's real chunks, three times over.
+    panel.get_by_test_id("sizing-documents").fill("3")
+    expected = native(
+        "size", documents=3, size=24, overlap=6, splitter="recursive", unit="token",
+        encoding="cl100k_base", text=MARKDOWN,
+    )  # fmt: skip
+    n = expected["chunks_per_document"]
+    expect(panel.get_by_test_id("sizing-index-entries")).to_have_attribute(
+        "data-value", str(3 * n), timeout=WAIT_MS
+    )
+    expect(panel.get_by_test_id("sizing-stored-actual")).to_have_attribute(
+        "data-value", str(expected["stored_tokens_actual"]), timeout=WAIT_MS
+    )
+    expect(measured).to_contain_text(f"{n} chunks")
+    # A length of one's own is the formula's, and the page stops saying "measured".
+    panel.get_by_test_id("sizing-avg-tokens").fill("5000")
+    expect(measured).to_be_hidden(timeout=WAIT_MS)

@@ -87,3 +87,26 @@ def test_bad_input_is_one_stderr_line_and_exit_2_without_a_traceback(args: tuple
     assert done.stdout == b""
     err = done.stderr.decode()
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_size_takes_the_recursive_splitter_and_measures_the_text(tmp_path: Path) -> None:
+    text = tmp_path / "doc.txt"
+    text.write_text("Para one has words.\n\n" + "word " * 200, "utf-8")
+    base = ("size", "--documents", "3", "--size", "20", "--overlap", "5")
+    flags = ("--splitter", "recursive", "--encoding", "cl100k_base", "--text", str(text))
+    done = pyapp(*base, *flags)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    from pyapp.core.chunkings import chunking_of
+    from pyapp.core.params import parse_params
+
+    params = parse_params(
+        unit="token", encoding="cl100k_base", size=20, overlap=5, splitter="recursive"
+    )
+    chunking = chunking_of(text.read_text("utf-8"), params)
+    assert doc["chunks_per_document"] == chunking.count
+    assert doc["stored_tokens_actual"] == 3 * chunking.processed
+    assert doc["measured"]["chunks"] == chunking.count
+    refused = pyapp(*base, "--splitter", "recursive")
+    assert refused.returncode == 2 and b"--text" in refused.stderr
+    assert len(refused.stderr.decode().splitlines()) == 1

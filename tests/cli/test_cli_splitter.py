@@ -142,13 +142,23 @@ def test_bad_splitter_settings_are_one_line_and_exit_2(flags: list[str], message
     assert len(lines) == 1 and message in lines[0]
 
 
-def test_corpus_refuses_the_recursive_splitter_instead_of_counting_fixed_windows(
+def test_corpus_counts_the_recursive_splitters_real_chunks_of_each_document(
     tmp_path: Path,
 ) -> None:
-    (tmp_path / "a.txt").write_text("some text here", "utf-8")
-    done = pyapp("corpus", str(tmp_path), "--splitter", "recursive", "--unit", "char")
-    assert done.returncode == 2
-    assert b"fixed window only" in done.stderr
+    texts = [MARKDOWN, "word " * 90, "no-separators-at-all" * 7]
+    for i, text in enumerate(texts):
+        (tmp_path / f"{i}.md").write_text(text, "utf-8")
+    flags = ("--splitter", "recursive", "--unit", "char", "--size", "40", "--overlap", "10")
+    done = pyapp("corpus", str(tmp_path), *flags, "--separators-preset", "markdown")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    splitter = RecursiveCharacterTextSplitter.from_language(
+        Language.MARKDOWN, chunk_size=40, chunk_overlap=10
+    )
+    chunks = [splitter.split_text(text) for text in texts]
+    assert doc["chunks"] == sum(len(c) for c in chunks)
+    assert doc["processed_units"] == sum(len(piece) for c in chunks for piece in c)
+    assert doc["params"]["splitter"]["name"] == "recursive"
 
 
 def test_evidence_and_sweep_take_the_splitters_flags(tmp_path: Path) -> None:

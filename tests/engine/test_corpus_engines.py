@@ -15,7 +15,9 @@ import pyarrow.parquet as pq
 import pytest
 from distributed import LocalCluster
 
+from pyapp.core.chunkings import chunking_of
 from pyapp.core.params import parse_params
+from pyapp.core.units import strip_bom
 from pyapp.planning.corpus import count_corpus
 from pyapp.planning.corpus import counting as counting_module
 
@@ -274,3 +276,37 @@ def test_the_dask_bar_is_drawn_again_each_tick_in_which_no_part_finished(
     count_corpus(paths, PARAMS, engine="dask", scheduler=scheduler, progress=True)
     frames = capsys.readouterr().err.split("\r")
     assert sum("0/1 parts" in frame for frame in frames) >= 1 + 3  # drawn, then once a tick
+
+
+RECURSIVE = parse_params(
+    unit="token", encoding="cl100k_base", size=8, overlap=2, splitter="recursive"
+)
+
+
+def test_the_recursive_splitter_is_counted_from_each_documents_chunks_on_both_engines(
+    files: Path, scheduler: str
+) -> None:
+    # The totals are the sums over each document's real chunking, not the closed form
+    # (which gives other figures for these settings), the same on the pool and Dask.
+    counted = [strip_bom(t)[0] for t in TEXTS]
+    chunkings = [chunking_of(t, RECURSIVE) for t in counted]
+    paths, options = [str(files / "records.jsonl")], {"id_field": "id", "part_bytes": 200}
+    local = count_corpus(paths, RECURSIVE, workers=2, **options).to_json(timing=False)
+    dask = count_corpus(paths, RECURSIVE, engine="dask", scheduler=scheduler, **options)
+    assert as_bytes(dask.to_json(timing=False)) == as_bytes(local)
+    assert local["documents"] == len(TEXTS)
+    assert local["chunks"] == sum(c.count for c in chunkings)
+    assert local["processed_units"] == sum(c.processed for c in chunkings)
+    fixed = count_corpus(
+        paths,
+        parse_params(unit="token", encoding="cl100k_base", size=8, overlap=2),
+        workers=1,
+        **options,
+    ).to_json(timing=False)
+    assert (fixed["chunks"], fixed["processed_units"]) != (
+        local["chunks"],
+        local["processed_units"],
+    )
+    hist = {row["chunks"]: row["documents"] for row in local["chunks_per_document"]["histogram"]}
+    assert sum(hist.values()) == len(TEXTS)
+    assert sum(k * v for k, v in hist.items()) == local["chunks"]

@@ -178,3 +178,48 @@ def test_the_size_op_answers_reference_003_and_names_a_bad_field() -> None:
     assert answer["ok"] and answer["result"]["stored_tokens_actual"] == 677000
     bad = json.loads(handle(json.dumps({**request, "avg_tokens": "-3"})))
     assert (bad["ok"], bad["error"]["field"]) == (False, "avg_tokens")
+
+
+SIZED_MARKDOWN = (
+    "# Title\n\nIntro paragraph with some words.\n\n## Part one\n\n"
+    + "Text of part one, a sentence that keeps going. " * 12
+    + "\n\n```\ncode block\n```\n\n## Part two\n\nMore text.\n"
+)
+
+
+def test_the_size_op_measures_the_recursive_splitters_real_chunks_not_the_formula() -> None:
+    import json
+
+    from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
+    from references import reference
+
+    from pyapp.web.api import handle
+
+    request = {
+        "op": "size", "documents": 7, "size": 32, "overlap": 8, "top_k": 3, "dim": 4,
+        "splitter": "recursive", "separators_preset": "markdown", "unit": "token",
+        "encoding": "cl100k_base", "text": SIZED_MARKDOWN,
+    }  # fmt: skip
+    result = json.loads(handle(json.dumps(request)))["result"]
+    encode = reference("cl100k_base")  # the reference tokenizer, offline
+    splitter = RecursiveCharacterTextSplitter(
+        length_function=lambda text: len(encode(text)),
+        chunk_size=32,
+        chunk_overlap=8,
+        separators=RecursiveCharacterTextSplitter.get_separators_for_language(Language.MARKDOWN),
+        is_separator_regex=True,
+    )
+    lengths = [len(encode(chunk)) for chunk in splitter.split_text(SIZED_MARKDOWN)]
+    assert result["chunks_per_document"] == len(lengths)
+    assert result["index_entries"] == 7 * len(lengths)
+    assert result["stored_tokens_actual"] == 7 * sum(lengths)
+    assert result["params"]["avg_tokens"] == len(encode(SIZED_MARKDOWN))
+    assert result["retrieved_tokens_per_query"] == 3 * max(lengths)  # 7 copies of the longest
+    assert result["vector_bytes"] == 7 * len(lengths) * 4 * 4
+    assert result["measured"]["from"] == "the chunks of the text, not the formula"
+    assert result["measured"]["splitter"]["name"] == "recursive"
+    assert "measured from the chunks" in result["derivation"]["stored_tokens_actual"]["note"]
+    fixed = json.loads(handle(json.dumps({**request, "splitter": "fixed", "avg_tokens": 1})))
+    assert "measured" not in fixed["result"]
+    char = json.loads(handle(json.dumps({**request, "unit": "char"})))
+    assert char["ok"] is False and char["error"]["field"] == "unit"

@@ -16,7 +16,9 @@ the ``pyapp.corpus/2`` document (:mod:`.output`). The pieces:
 
 Per document the work is one count of units (no per-unit list is built, see
 :mod:`.counting`) and the window arithmetic in closed form: no chunk object is
-built. Memory per worker is bounded by the largest document, itself at most
+built (the recursive splitter, which has no closed form, chunks each document once and
+keeps only its count and processed units). Memory per worker is bounded by the
+largest document, itself at most
 :data:`~.accumulator.MAX_DOCUMENT_BYTES` (64 MiB; a larger one is listed as an
 error). A file or line that cannot be read is listed in ``errors`` with the
 reason (the first :data:`~.accumulator.MAX_LISTED`; ``errors_total`` counts
@@ -163,6 +165,7 @@ def count_corpus(
         text_field=text_field,
         id_field=id_field,
         max_document_bytes=max_document_bytes,
+        recursive=params if params.splitter == "recursive" else None,
     )
     began = time.perf_counter()
     listing = list_paths(list(paths))

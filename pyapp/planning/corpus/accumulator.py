@@ -16,7 +16,9 @@ decided per document happens here, once:
 * the units are counted (:mod:`.counting`) and the windows follow in closed form
   (:mod:`pyapp.core.windows`): ``N = 1 + ceil(max(0, U - C) / S)`` chunks (0 for
   an empty document), ``U + (N - 1) * O`` processed units, ``N * min(C, U)``
-  nominal units.
+  nominal units. The recursive splitter has no closed form: each document is
+  chunked (:func:`pyapp.core.chunkings.chunking_of`) and its chunk count and
+  processed units (the sum of the chunks' lengths) are those of its chunks.
 
 :func:`merge` is associative and commutative, and keeps only bounded lists
 (the smallest :data:`MAX_LISTED` errors and skips by where they are, the
@@ -39,6 +41,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Final, NamedTuple
 
+from ...core.cache import forget_texts
+from ...core.chunkings import chunking_of
+from ...core.params import Params
 from ...core.units import strip_bom
 from ...core.windows import processed_units, window_count
 from .counting import counter_for
@@ -103,6 +108,8 @@ class Settings:
     text_field: str = "text"
     id_field: str | None = None
     max_document_bytes: int = MAX_DOCUMENT_BYTES
+    #: The recursive splitter's params (``None``: the fixed window, in closed form).
+    recursive: Params | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,13 +211,26 @@ class Accumulator:
         _keep_smallest(self.skipped, problem)
 
     def add_document(
-        self, units: int, where: Where, id_: str | None, *, size: int, overlap: int
+        self,
+        units: int,
+        where: Where,
+        id_: str | None,
+        *,
+        size: int,
+        overlap: int,
+        measured: tuple[int, int] | None = None,
     ) -> None:
-        n = window_count(units, size=size, overlap=overlap)
+        """One document of ``units`` units; ``measured`` is ``(chunks, processed units)``
+        of its real chunking (the recursive splitter), else the closed forms are used."""
+        if measured is None:
+            n = window_count(units, size=size, overlap=overlap)
+            processed = processed_units(units, size=size, overlap=overlap)
+        else:
+            n, processed = measured
         self.documents += 1
         self.units += units
         self.chunks += n
-        self.processed_units += processed_units(units, size=size, overlap=overlap)
+        self.processed_units += processed
         self.nominal_units += n * min(size, units)
         self.chunk_histogram[n] += 1
         self.length_histogram[length_bin(units)] += 1
@@ -364,14 +384,20 @@ class _Counting:
         if removed:
             self.acc.boms_removed += 1
         s = self.settings
+        measured: tuple[int, int] | None = None
         try:
             units = self.count(text)
+            if s.recursive is not None:
+                chunking = chunking_of(text, s.recursive)
+                measured = (chunking.count, chunking.processed)
+                del chunking
+                forget_texts()  # a corpus never asks twice: hold no document's chunks
         except (KeyboardInterrupt, SystemExit, GeneratorExit, Stopped):
             raise
         except BaseException as exc:  # a tokenizer's own failure (pyo3's PanicException)
             self.acc.add_error(Problem(where, _uncountable(exc)))
             return
-        self.acc.add_document(units, where, id_, size=s.size, overlap=s.overlap)
+        self.acc.add_document(units, where, id_, size=s.size, overlap=s.overlap, measured=measured)
 
 
 def accumulate(items: Iterable[Item], settings: Settings) -> Accumulator:

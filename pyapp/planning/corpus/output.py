@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, Final
 
+from ...core.export import splitter_json
 from ...core.params import Params
 from ...figures import number
 from .accumulator import Accumulator, Settings, Where, next_edge
@@ -161,6 +162,8 @@ def document(
         "skipped_total": acc.skipped_total,
         "skipped": skipped,
     }
+    if params.splitter == "recursive":  # counted from each document's chunks, not a formula
+        out["params"]["splitter"] = splitter_json(params)
     if timing is not None:
         out["timing"] = {key: round(value, 3) for key, value in timing.items()}
     return out
