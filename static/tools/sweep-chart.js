@@ -213,7 +213,7 @@ function drawProduced({ root, fig, sorted, px, py, xOf }) {
   }
   root.append(asked);
   const legend = el("p", { class: "sweep-legend" });
-  for (const [mark, words] of [["●", "produced, median"], ["┃", "min–max"], ["■", "asked (dashed)"]]) {
+  for (const [mark, words] of [["●", "produced, median"], ["┃", "min–max"], ["□", "asked (dashed)"]]) {
     const span = el("span", { class: "legend-entry" });
     span.append(el("span", { "aria-hidden": "true" }, mark), ` ${words}`);
     legend.append(span);
