@@ -24,7 +24,13 @@ const METRICS = {
   // With the dense columns (all-MiniLM-L6-v2, asked for in this panel).
   dense_recall_at_k: { label: "Dense recall@k", fmt: fmt.percent, floor: 0, share: true },
   dense_iou: { label: "Dense IoU", fmt: fmt.percent, floor: 0, share: true },
+  // With a splitter that treats the overlap as a target (the recursive one): the overlap
+  // its boundaries produced, median with the min–max range, against the overlap asked.
+  produced_overlap_median: { label: "Produced overlap", fmt: fmt.plain, floor: 0, produced: true },
+  extra_volume: { label: "Extra volume", fmt: fmt.percent, floor: 0 },
 };
+/** Metrics only some splitters' rows carry: offered as choices while the rows have them. */
+const MEASURED = ["produced_overlap_median", "extra_volume"];
 /** The evidence figures drawn over a cost metric (right axis, 0–100%), each with its own mark. */
 const OVERLAYS = [
   { key: "evidence_coverage", shape: "square" },
@@ -45,9 +51,16 @@ function describe(row, unit) {
   return `Size ${fmt.unitCount(row.size, unit)}, overlap ${overlapLabel(row, unit)}: ` +
     `${fmt.integer(row.chunks)} chunks, inflation ${fmt.ratio(row.inflation)}, ` +
     `${fmt.integer(row.cut)} cut sentence${row.cut === 1 ? "" : "s"}` +
-    (row.produced_overlap_median === undefined ? "" : `, produced overlap median ${fmt.ratio(row.produced_overlap_median).replace("×", "")}`) +
+    (row.produced_overlap_median === undefined ? "" : `, produced overlap ${producedWords(row)}`) +
     evidenceWords(row) +
     `${row.current ? " (current setting)" : ""}`;
+}
+
+/** The overlap a row's boundaries produced: "median 12 (0–20), 3 with none". */
+function producedWords(row) {
+  return `median ${fmt.plain(row.produced_overlap_median)} ` +
+    `(${fmt.integer(row.produced_overlap_min)}–${fmt.integer(row.produced_overlap_max)}), ` +
+    `${fmt.integer(row.no_overlap)} with none`;
 }
 
 /** A row's evidence figures in words ("" without evidence). */
@@ -96,7 +109,8 @@ function chart({ rows, series, metric, unit, title, xLabel, xOf, xFmt, xTicks, o
   let [x0, x1] = [Math.min(...xs), Math.max(...xs)];
   if (series === "overlap") [x0, x1] = [0, Math.max(50, x1)];
   if (x1 === x0) [x0, x1] = [x0 - 1, x1 + 1];
-  const ys = pts.map((r) => r[metric]);
+  // The produced overlap's range and the overlap asked share its axis.
+  const ys = pts.flatMap((r) => spec.produced ? [r.produced_overlap_min, r.produced_overlap_max, r.overlap] : [r[metric]]);
   let y0 = Math.min(spec.floor, ...ys);
   let y1 = Math.max(...ys);
   if (spec.share) [y0, y1] = [0, 1];
@@ -122,6 +136,7 @@ function chart({ rows, series, metric, unit, title, xLabel, xOf, xFmt, xTicks, o
   const sorted = [...pts].sort((a, b) => xOf(a) - xOf(b));
   const d = sorted.map((r, i) => `${i ? "L" : "M"}${px(xOf(r)).toFixed(2)},${py(r[metric]).toFixed(2)}`).join(" ");
   root.append(svg("path", { d, class: "sweep-line", "aria-hidden": "true" }));
+  if (spec.produced) drawProduced({ root, fig, sorted, px, py, xOf });
 
   if (overlays.length > 0) drawOverlays({ root, fig, sorted, overlays, metric, px, xOf, right });
   const points = svg("g", { class: "sweep-points" });
@@ -138,6 +153,11 @@ function chart({ rows, series, metric, unit, title, xLabel, xOf, xFmt, xTicks, o
       "data-overlap": r.overlap,
       "data-current": r.current ? "true" : "false",
       "data-value": String(r[metric]),
+      ...(spec.produced ? {
+        "data-min": String(r.produced_overlap_min),
+        "data-max": String(r.produced_overlap_max),
+        "data-requested": String(r.overlap),
+      } : {}),
       "aria-label": `${describe(r, unit)}. Use this setting.`,
     });
     g.append(svg("title", {}, describe(r, unit)));
@@ -161,6 +181,44 @@ function chart({ rows, series, metric, unit, title, xLabel, xOf, xFmt, xTicks, o
     }, "yours"));
   }
   return fig;
+}
+
+/**
+ * The produced overlap's picture: a whisker from min to max at each point, and the
+ * overlap asked as a dashed line with open squares, with a legend naming both.
+ */
+function drawProduced({ root, fig, sorted, px, py, xOf }) {
+  const whiskers = svg("g", { class: "sweep-whiskers", "aria-hidden": "true" });
+  for (const r of sorted) {
+    const x = px(xOf(r));
+    const [lo, hi] = [py(r.produced_overlap_min), py(r.produced_overlap_max)];
+    const w = svg("g", { "data-testid": "sweep-whisker", "data-size": String(r.size), "data-overlap": String(r.overlap),
+      "data-min": String(r.produced_overlap_min), "data-max": String(r.produced_overlap_max) });
+    w.append(
+      svg("line", { x1: x, x2: x, y1: lo, y2: hi }),
+      svg("line", { x1: x - 3, x2: x + 3, y1: lo, y2: lo }),
+      svg("line", { x1: x - 3, x2: x + 3, y1: hi, y2: hi }),
+    );
+    whiskers.append(w);
+  }
+  root.append(whiskers);
+  const asked = svg("g", { class: "sweep-overlay overlay-square sweep-asked", "data-testid": "sweep-requested" });
+  const d = sorted.map((r, i) => `${i ? "L" : "M"}${px(xOf(r)).toFixed(2)},${py(r.overlap).toFixed(2)}`).join(" ");
+  asked.append(svg("path", { d, class: "overlay-line", "aria-hidden": "true" }));
+  for (const r of sorted) {
+    const m = marker("square", px(xOf(r)), py(r.overlap));
+    m.setAttribute("data-value", String(r.overlap));
+    m.append(svg("title", {}, `Asked ${fmt.integer(r.overlap)} at size ${r.size}`));
+    asked.append(m);
+  }
+  root.append(asked);
+  const legend = el("p", { class: "sweep-legend" });
+  for (const [mark, words] of [["●", "produced, median"], ["┃", "min–max"], ["□", "asked (dashed)"]]) {
+    const span = el("span", { class: "legend-entry" });
+    span.append(el("span", { "aria-hidden": "true" }, mark), ` ${words}`);
+    legend.append(span);
+  }
+  fig.append(legend);
 }
 
 /** Marks of one overlay series: a square or a triangle at (cx, cy). */
@@ -252,6 +310,7 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
     if (!last) return;
     const { params, rows, units, sentences } = last;
     const unit = params.unit;
+    measuredChoices(rows);
     const shares = evidenceChoices(rows);
     const m = metric();
     // Over a cost metric, the evidence shares share the picture (right axis).
@@ -297,8 +356,7 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
       tr.append(
         el("td", {}, r.series === "overlap" ? "overlap" : "size"),
         el("td", { class: "num" }, fmt.integer(r.size)),
-        el("td", { class: "num" }, `${fmt.integer(r.overlap)} (${fmt.percent(r.overlap_percent / 100)})` +
-          (r.produced_overlap_median === undefined ? "" : `; got ${fmt.ratio(r.produced_overlap_median).replace("×", "")} median, ${fmt.integer(r.no_overlap)} with none`)),
+        el("td", { class: "num" }, `${fmt.integer(r.overlap)} (${fmt.percent(r.overlap_percent / 100)})`),
         el("td", { class: "num" }, fmt.integer(r.chunks)),
         el("td", { class: "num" }, fmt.ratio(r.inflation)),
         el("td", { class: "num" }, fmt.integer(r.cut)),
@@ -308,6 +366,7 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
       return tr;
     });
     body.replaceChildren(...trs);
+    producedColumns(rows, trs);
     evidenceColumns(rows, trs, shares);
 
     if (refocus) {
@@ -405,6 +464,46 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
       }
     }
     return keys;
+  }
+
+  /** Offers the measured splitter's metrics (produced overlap, extra volume) while `rows` carry them. */
+  function measuredChoices(rows) {
+    for (const key of MEASURED) {
+      const has = rows.some((r) => r[key] !== null && r[key] !== undefined);
+      let label = choices.querySelector(`[data-measured-metric="${key}"]`);
+      if (has && !label) {
+        label = el("label", { "data-measured-metric": key });
+        label.append(
+          el("input", { type: "radio", name: "sweep-metric", value: key, "data-testid": `sweep-metric-${key.replaceAll("_", "-")}` }),
+          el("span", {}, METRICS[key].label),
+        );
+        const first = choices.querySelector("[data-evidence-metric]");
+        if (first) first.before(label);
+        else choices.append(label);
+      } else if (!has && label) {
+        if (label.querySelector("input").checked) choices.querySelector('input[value="chunks"]').checked = true;
+        label.remove();
+      }
+    }
+  }
+
+  /** The table's produced-overlap and extra-volume columns (after cut sentences), when the rows carry them. */
+  function producedColumns(rows, trs) {
+    for (const th of head.querySelectorAll("[data-produced-col]")) th.remove();
+    if (!rows.some((r) => r.produced_overlap_median !== undefined)) return;
+    head.lastElementChild.before(
+      el("th", { scope: "col", "data-produced-col": "produced_overlap_median" }, "Produced overlap"),
+      el("th", { scope: "col", "data-produced-col": "extra_volume" }, "Extra volume"),
+    );
+    rows.forEach((r, i) => {
+      trs[i].lastElementChild.before(
+        el("td", {
+          class: "num", "data-key": "produced_overlap_median", "data-value": String(r.produced_overlap_median),
+          "data-min": String(r.produced_overlap_min), "data-max": String(r.produced_overlap_max),
+        }, producedWords(r)),
+        el("td", { class: "num", "data-key": "extra_volume", "data-value": String(r.extra_volume) }, fmt.percent(r.extra_volume)),
+      );
+    });
   }
 
   /** The table's evidence columns (before the apply column), for the shares `keys`. */

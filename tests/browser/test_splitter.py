@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from helpers import WAIT_MS, cli_chunk, configure, native
+from helpers import WAIT_MS, cli_chunk, configure, js_number, native
 from playwright.sync_api import expect
 
 MARKDOWN = (
@@ -112,3 +112,78 @@ def test_index_sizing_measures_the_recursive_splitters_chunks_of_this_text(app: 
     # A length of one's own is the formula's, and the page stops saying "measured".
     panel.get_by_test_id("sizing-avg-tokens").fill("5000")
     expect(measured).to_be_hidden(timeout=WAIT_MS)
+def test_the_sweep_plots_the_recursive_splitters_produced_overlap_against_the_one_asked(
+    app: Any,
+) -> None:
+    configure(app, text=MARKDOWN, unit="char", size="60", overlap="20")
+    app.get_by_test_id("splitter").select_option("recursive")
+    app.get_by_test_id("sweep-fold").locator("summary").first.click()
+    asked_for = {"text": MARKDOWN, "unit": "char", "size": 60, "overlap": 20}
+    rows = native("sweep", **asked_for, splitter="recursive")["rows"]
+    # The example must show a range: some settings produce less than asked, unevenly.
+    assert any(r["produced_overlap_max"] > r["produced_overlap_min"] for r in rows)
+    assert any(r["produced_overlap_median"] < r["overlap"] for r in rows)
+    choice = app.get_by_test_id("sweep-metric-produced-overlap-median")
+    expect(choice).to_be_attached(timeout=WAIT_MS)
+    # Keyboard-reachable like the other metrics: an arrow key from "Cut sentences" picks it.
+    app.get_by_test_id("sweep-metric-cut").check()
+    app.get_by_test_id("sweep-metric-cut").press("ArrowRight")
+    expect(choice).to_be_checked()
+    chart = app.get_by_test_id("sweep-chart")
+    expect(chart).to_have_attribute("data-metric", "produced_overlap_median")
+    points = chart.get_by_test_id("sweep-point")
+    expect(points).to_have_count(len(rows), timeout=WAIT_MS)
+
+    def key(r: dict[str, Any]) -> tuple[str, int, int]:
+        return (r["series"], r["size"], r["overlap"])
+
+    want = {
+        key(r): [
+            js_number(r[k])
+            for k in ("produced_overlap_median", "produced_overlap_min", "produced_overlap_max")
+        ]
+        + [str(r["overlap"])]
+        for r in rows
+    }
+    drawn = points.evaluate_all(
+        "ns => ns.map(n => [n.dataset.series, +n.dataset.size, +n.dataset.overlap,"
+        " n.dataset.value, n.dataset.min, n.dataset.max, n.dataset.requested])"
+    )
+    assert {(s, z, o): rest for s, z, o, *rest in drawn} == want
+    # Each point has its min-max whisker, and the overlap asked is drawn as its own line.
+    whiskers = chart.get_by_test_id("sweep-whisker")
+    expect(whiskers).to_have_count(len(rows))
+    spans = whiskers.evaluate_all(
+        "ns => ns.map(n => [n.dataset.series ?? '', +n.dataset.size, +n.dataset.overlap,"
+        " n.dataset.min, n.dataset.max])"
+    )
+    assert sorted((z, o, lo, hi) for _, z, o, lo, hi in spans) == sorted(
+        (r["size"], r["overlap"], js_number(r["produced_overlap_min"]),
+         js_number(r["produced_overlap_max"]))
+        for r in rows
+    )  # fmt: skip
+    asked = chart.get_by_test_id("sweep-requested").first.locator(".mark")
+    expect(asked).to_have_count(len([r for r in rows if r["series"] == "overlap"]))
+
+    # The table carries the same figures, with the extra volume, row for row.
+    table = app.get_by_test_id("sweep-table")
+    cells = table.locator('td[data-key="produced_overlap_median"]')
+    expect(cells).to_have_count(len(rows))
+    assert cells.evaluate_all("ns => ns.map(n => n.dataset.value)") == [
+        js_number(r["produced_overlap_median"]) for r in rows
+    ]
+    extra = table.locator('td[data-key="extra_volume"]')
+    assert extra.evaluate_all("ns => ns.map(n => n.dataset.value)") == [
+        js_number(r["extra_volume"]) for r in rows
+    ]
+    first = rows[0]
+    expect(cells.first).to_have_text(
+        f"median {first['produced_overlap_median']} ({first['produced_overlap_min']}"
+        f"\u2013{first['produced_overlap_max']}), {first['no_overlap']} with none"
+    )
+
+    # Back on the fixed window the choice goes, and the chart falls back to chunks.
+    app.get_by_test_id("splitter").select_option("fixed")
+    expect(choice).to_have_count(0, timeout=WAIT_MS)
+    expect(chart).to_have_attribute("data-metric", "chunks")
+    expect(table.locator('td[data-key="produced_overlap_median"]')).to_have_count(0)
