@@ -112,6 +112,8 @@ def test_index_sizing_measures_the_recursive_splitters_chunks_of_this_text(app: 
     # A length of one's own is the formula's, and the page stops saying "measured".
     panel.get_by_test_id("sizing-avg-tokens").fill("5000")
     expect(measured).to_be_hidden(timeout=WAIT_MS)
+
+
 def test_the_sweep_plots_the_recursive_splitters_produced_overlap_against_the_one_asked(
     app: Any,
 ) -> None:
