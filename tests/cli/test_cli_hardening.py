@@ -168,6 +168,9 @@ def test_ctrl_c_is_a_quiet_exit_130() -> None:
             stdin=reader,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            # As from a terminal: a suite started in the background (`cmd &` in a
+            # script) inherits SIGINT ignored, and Python keeps an ignored SIGINT.
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         # A write of more than a pipe holds returns only once the child has read
         # from it; then it is in its read of stdin, and blocks again waiting for more.

@@ -140,7 +140,8 @@ def test_the_retrieval_check_is_skipped_naming_its_limit_before_scoring(
 
     text = "alpha beta gamma delta epsilon zeta eta theta iota kappa " * 20
     lines = "\n".join(
-        json.dumps({"id": i, "start": 0, "end": 5, "question": "alpha beta?"}) for i in range(3)
+        json.dumps({"id": i, "start": 0, "end": 5 + 6 * i, "question": "alpha beta?"})
+        for i in range(3)
     )
     params = parse_params(unit="word", size=2, overlap=1)
     monkeypatch.setattr(evidence_report, "MAX_RETRIEVAL_PAIRS", 100)
