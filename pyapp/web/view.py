@@ -27,6 +27,7 @@ from ..core.export import (
     splitter_json,
     summary_json,
 )
+from ..core.lens import cut_of, lens_of_params
 from ..core.overlap import boundaries_list
 from ..core.params import Params
 from ..core.summary import derive
@@ -162,16 +163,26 @@ def view_chunks(
     if isinstance(seg, Words):
         _, lengths = _word_index(text)
         starts, ends = seg.bounds(all_windows[-1].end if all_windows else 0)
+    lens = lens_of_params(params)
     out: list[JSON] = []
     for w in all_windows:
         alone_here = alone[w.index] if alone is not None and tokens is not None else None
         chunk = chunk_json(chunk_of(text, w, words=words, alone=alone_here), card=True)
         local = _local_marks(spans, w.char_start, w.char_end)
+        cut = cut_of(text, w.char_start, w.char_end, lens) if lens is not None else None
+        if cut is not None:  # the model's input ends at `cut`: the tail it never reads
+            chunk["model_cut"] = cut
         if word:
             if marked:
                 chunk["cut_marks"] = _preview_marks(local, w, starts, ends, lengths)
+            if cut is not None:
+                chunk["model_dropped"] = _preview_marks(
+                    [(cut, w.char_end)], w, starts, ends, lengths
+                )
             out.append(chunk)
             continue
+        if cut is not None:
+            chunk["model_dropped"] = [[cut - w.char_start, w.char_end - w.char_start]]
         if tokens is not None:
             breaks = tokens.breaks(w.start, w.end, char_start=w.char_start)
             if fixed is None:  # a chunk cut inside a token of the text: breaks from its start
