@@ -118,6 +118,30 @@ def _preview_marks(
     return out
 
 
+def _preview_tail(
+    cut: int, window: Window, starts: list[int], ends: list[int], lengths: list[int]
+) -> list[list[int]]:
+    """The dropped tail ``[cut, char_end)`` of a word window in its preview: as
+    :func:`_preview_marks` maps it, and with a cut in the whitespace after a read word,
+    from the single space after that word (the model reads none of it either).
+
+    >>> from ..core.params import parse_params
+    >>> text = "one two  three"
+    >>> seg = segment(text, parse_params(unit="word", size=3))
+    >>> w = next(chunking_of(text, parse_params(unit="word", size=3)).windows())
+    >>> starts, ends = seg.bounds(3)
+    >>> _, lengths = _word_index(text)
+    >>> tail = _preview_tail(7, w, starts, ends, lengths)
+    >>> tail, "one two three"[tail[0][0]:]
+    ([[7, 13]], ' three')
+    """
+    marks = _preview_marks([(cut, window.char_end)], window, starts, ends, lengths)
+    k0 = bisect_right(ends, cut, window.start, window.end)  # first word ending after the cut
+    if marks and window.start < k0 < window.end and cut < starts[k0]:
+        marks[0][0] -= 1  # the space before the first dropped word
+    return marks
+
+
 def view_chunks(
     text: str,
     params: Params,
@@ -176,9 +200,7 @@ def view_chunks(
             if marked:
                 chunk["cut_marks"] = _preview_marks(local, w, starts, ends, lengths)
             if cut is not None:
-                chunk["model_dropped"] = _preview_marks(
-                    [(cut, w.char_end)], w, starts, ends, lengths
-                )
+                chunk["model_dropped"] = _preview_tail(cut, w, starts, ends, lengths)
             out.append(chunk)
             continue
         if cut is not None:

@@ -250,9 +250,11 @@ def test_the_chosen_model_s_dropped_tail_is_tinted_in_the_cards_and_text_view_fr
     put_text(app, LONG)
     app.get_by_test_id("model-select").select_option(MINILM)
     configure(app, size=300, overlap=0)
-    for unit, size in (("token", 300), ("char", 1500)):
-        if unit == "char":  # the model stays chosen apart from the unit the chunks are in
-            configure(app, unit="char", size=size)
+    # The model stays chosen apart from the unit the chunks are in. The text is single
+    # spaced, so a word card's preview is the chunk's text too.
+    for unit, size in (("token", 300), ("char", 1500), ("word", 250)):
+        if unit != "token":
+            configure(app, unit=unit, size=size)
         request = {"text": LONG, "unit": unit, "size": size, "overlap": 0}
         if unit == "token":
             request["encoding"] = "bert-base-uncased"
