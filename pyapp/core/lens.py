@@ -25,10 +25,18 @@ from fractions import Fraction
 from ..errors import InputError
 from ..figures import number
 from ..models import MODELS
-from .params import parse_encoding, parse_model, parse_whole, quote
+from .params import Params, parse_encoding, parse_model, parse_whole, quote
 from .truncation import Truncation, model_cut
 
-__all__ = ["Lens", "LensChunk", "LensReport", "parse_lens", "read_chunks"]
+__all__ = [
+    "Lens",
+    "LensChunk",
+    "LensReport",
+    "cut_of",
+    "lens_of_params",
+    "parse_lens",
+    "read_chunks",
+]
 
 #: What a model's tokens are called, by encoding, for the page's sentence.
 _PIECES = {"bert-base-uncased": "word pieces"}
@@ -262,3 +270,40 @@ def read_chunks(
         dropped_chars=_length(tail_union),
         unseen_chars=_minus(tail_union, _union(read)),
     )
+
+
+def lens_of_params(params: Params) -> Lens | None:
+    """The lens of the page's Model select: the chosen preset read with the limit the
+    settings hold (the preset's, or the one typed over it); ``None`` with no model.
+
+    >>> from .params import parse_params
+    >>> lens_of_params(parse_params(unit="char", size=9, model="all-MiniLM-L6-v2"))
+    Lens(model='all-MiniLM-L6-v2', encoding='bert-base-uncased', max_tokens=256, special_tokens=2)
+    >>> lens_of_params(parse_params(unit="char", size=9)) is None
+    True
+    """
+    if params.model is None or params.max_tokens is None:
+        return None
+    return Lens(
+        model=params.model,
+        encoding=MODELS[params.model].encoding,
+        max_tokens=params.max_tokens,
+        special_tokens=params.special_tokens,
+    )
+
+
+def cut_of(text: str, start: int, end: int, lens: Lens) -> int | None:
+    """Where ``lens``'s input ends in chunk ``text[start:end]``, as a code point of the
+    *text* (``None`` when it reads the chunk whole): the tail ``[cut, end)`` is dropped.
+
+    >>> lens = parse_lens(encoding="bert-base-uncased", max_tokens=5)
+    >>> cut_of("xx one two three four. five six", 3, 22, lens)
+    16
+    """
+    t = model_cut(
+        text[start:end],
+        encoding=lens.encoding,
+        max_tokens=lens.max_tokens,
+        special_tokens=lens.special_tokens,
+    )
+    return None if t.cut is None else start + t.cut

@@ -36,6 +36,7 @@ from typing import Any, Final
 from ..core.cache import per_text
 from ..core.chunking import check_size
 from ..core.chunkings import Chunking, FixedWindows, chunking_of
+from ..core.lens import cut_of, lens_of_params
 from ..core.params import Params
 from ..core.units import strip_bom
 from ..facts import TEXT_VIEW_PAGE, TEXT_VIEW_WHOLE
@@ -158,6 +159,9 @@ def segments_view(
     hi = max(lo, bisect_left(spans.char_starts, stop)) if stop > start else lo
     starts, ends = spans.unit_range(lo, hi)
     short = short_boundaries(spans, params.overlap, max(lo, 1), hi)
+    dropped = dropped_tails(text, spans, params, lo, hi)
+    if dropped is not None:
+        bounds, first, count = _split_at(bounds, first, count, dropped["at"])
     return {
         "total_chars": length,
         "chunks": spans.count,
@@ -176,7 +180,56 @@ def segments_view(
         },
         "segments": {"bounds": bounds, "first": first, "count": count},
         "short_boundaries": short,
+        **({} if dropped is None else {"model_dropped": dropped}),
     }
+
+
+def dropped_tails(
+    text: str, chunking: Chunking, params: Params, first: int, stop: int
+) -> JSON | None:
+    """With a model chosen (:func:`~pyapp.core.lens.lens_of_params`), the tails of
+    chunks ``first .. stop - 1`` that it never reads: chunk ``chunk[i]``'s input ends
+    at code point ``at[i]`` and its tail runs to ``end[i]``. ``None`` with no model.
+
+    >>> from ..core.params import parse_params
+    >>> p = parse_params(unit="char", size=600, model="all-MiniLM-L6-v2", max_tokens=5)
+    >>> text = "one two three four. five six"
+    >>> dropped_tails(text, chunking_of(text, p), p, 0, 1)
+    {'model': 'all-MiniLM-L6-v2', 'at': [13], 'end': [28], 'chunk': [0]}
+    """
+    lens = lens_of_params(params)
+    if lens is None:
+        return None
+    at: list[int] = []
+    end: list[int] = []
+    chunk: list[int] = []
+    starts, ends = chunking.char_starts, chunking.char_ends
+    for k in range(first, stop):
+        cut = cut_of(text, starts[k], ends[k], lens)
+        if cut is not None and cut < ends[k]:
+            at.append(cut)
+            end.append(ends[k])
+            chunk.append(k)
+    return {"model": lens.name, "at": at, "end": end, "chunk": chunk}
+
+
+def _split_at(
+    bounds: list[int], first: list[int], count: list[int], cuts: list[int]
+) -> tuple[list[int], list[int], list[int]]:
+    """The segments split at each cut inside one (both halves held by the same chunks),
+    so a dropped tail starts on a segment's edge.
+
+    >>> _split_at([0, 4, 8], [0, 0], [1, 2], [2, 4, 6])
+    ([0, 2, 4, 6, 8], [0, 0, 0, 0], [1, 1, 2, 2])
+    """
+    b, f, c = list(bounds), list(first), list(count)
+    for cut in sorted(set(cuts)):
+        s = bisect_right(b, cut) - 1
+        if 0 <= s < len(f) and b[s] < cut < b[s + 1]:
+            b.insert(s + 1, cut)
+            f.insert(s + 1, f[s])
+            c.insert(s + 1, c[s])
+    return b, f, c
 
 
 def short_boundaries(chunking: Chunking, requested: int, first: int, stop: int) -> JSON:

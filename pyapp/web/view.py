@@ -27,6 +27,7 @@ from ..core.export import (
     splitter_json,
     summary_json,
 )
+from ..core.lens import cut_of, lens_of_params
 from ..core.overlap import boundaries_list
 from ..core.params import Params
 from ..core.summary import derive
@@ -117,6 +118,30 @@ def _preview_marks(
     return out
 
 
+def _preview_tail(
+    cut: int, window: Window, starts: list[int], ends: list[int], lengths: list[int]
+) -> list[list[int]]:
+    """The dropped tail ``[cut, char_end)`` of a word window in its preview: as
+    :func:`_preview_marks` maps it, and with a cut in the whitespace after a read word,
+    from the single space after that word (the model reads none of it either).
+
+    >>> from ..core.params import parse_params
+    >>> text = "one two  three"
+    >>> seg = segment(text, parse_params(unit="word", size=3))
+    >>> w = next(chunking_of(text, parse_params(unit="word", size=3)).windows())
+    >>> starts, ends = seg.bounds(3)
+    >>> _, lengths = _word_index(text)
+    >>> tail = _preview_tail(7, w, starts, ends, lengths)
+    >>> tail, "one two three"[tail[0][0]:]
+    ([[7, 13]], ' three')
+    """
+    marks = _preview_marks([(cut, window.char_end)], window, starts, ends, lengths)
+    k0 = bisect_right(ends, cut, window.start, window.end)  # first word ending after the cut
+    if marks and window.start < k0 < window.end and cut < starts[k0]:
+        marks[0][0] -= 1  # the space before the first dropped word
+    return marks
+
+
 def view_chunks(
     text: str,
     params: Params,
@@ -162,16 +187,24 @@ def view_chunks(
     if isinstance(seg, Words):
         _, lengths = _word_index(text)
         starts, ends = seg.bounds(all_windows[-1].end if all_windows else 0)
+    lens = lens_of_params(params)
     out: list[JSON] = []
     for w in all_windows:
         alone_here = alone[w.index] if alone is not None and tokens is not None else None
         chunk = chunk_json(chunk_of(text, w, words=words, alone=alone_here), card=True)
         local = _local_marks(spans, w.char_start, w.char_end)
+        cut = cut_of(text, w.char_start, w.char_end, lens) if lens is not None else None
+        if cut is not None:  # the model's input ends at `cut`: the tail it never reads
+            chunk["model_cut"] = cut
         if word:
             if marked:
                 chunk["cut_marks"] = _preview_marks(local, w, starts, ends, lengths)
+            if cut is not None:
+                chunk["model_dropped"] = _preview_tail(cut, w, starts, ends, lengths)
             out.append(chunk)
             continue
+        if cut is not None:
+            chunk["model_dropped"] = [[cut - w.char_start, w.char_end - w.char_start]]
         if tokens is not None:
             breaks = tokens.breaks(w.start, w.end, char_start=w.char_start)
             if fixed is None:  # a chunk cut inside a token of the text: breaks from its start

@@ -394,13 +394,13 @@ function render(result) {
   renderModelFigures(ui.modelFigures, settings);
   ui.emptyNote.hidden = summary.chunks !== 0;
   boundaries.update(result);
-  cards.render(capped ? [] : chunks, params.unit, params.unit === "token" && settings.tb);
+  cards.render(capped ? [] : chunks, params.unit, params.unit === "token" && settings.tb, params.model ?? "");
 }
 
 function rerenderCards() {
   if (!lastGood || lastGood.result.capped || centre.redrawCards(settings.tb)) return;
   const { params, chunks } = lastGood.result;
-  cards.render(chunks, params.unit, params.unit === "token" && settings.tb);
+  cards.render(chunks, params.unit, params.unit === "token" && settings.tb, params.model ?? "");
 }
 
 // ---------------------------------------------------------------- download

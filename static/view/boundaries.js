@@ -35,8 +35,14 @@ function merge(ranges) {
   return out;
 }
 
-/** Wrap the given UTF-16 ranges of `root`'s text in <span class="cut-sentence">. */
-function wrapRanges(root, ranges) {
+/**
+ * Wrap the given UTF-16 ranges (sorted, disjoint) of `root`'s text in spans with
+ * `attrs` (by default class "cut-sentence"). Returns the number of spans made.
+ * @param {Node} root
+ * @param {number[][]} ranges
+ * @param {Record<string, string>} [attrs]
+ */
+export function wrapRanges(root, ranges, attrs = { class: "cut-sentence" }) {
   if (ranges.length === 0) return 0;
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   const nodes = [];
@@ -59,7 +65,7 @@ function wrapRanges(root, ranges) {
       const middle = node.splitText(a);
       middle.splitText(b - a);
       const span = document.createElement("span");
-      span.className = "cut-sentence";
+      for (const [name, value] of Object.entries(attrs)) span.setAttribute(name, value);
       middle.replaceWith(span);
       span.append(middle);
       wrapped += 1;

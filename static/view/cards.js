@@ -4,6 +4,7 @@
 
 import { el, yieldTask } from "./dom.js";
 import * as fmt from "./format.js";
+import { wrapRanges } from "./boundaries.js";
 import { utf16Indexer } from "./text-offsets.js";
 
 /**
@@ -71,7 +72,7 @@ function unitRange(chunk, unit) {
 }
 
 /** One card. Word mode shows the normalized preview; char and token mode the exact text. */
-export function chunkCard(chunk, total, unit, showBreaks) {
+export function chunkCard(chunk, total, unit, showBreaks, model = "") {
   const li = el("li", {
     class: "chunk",
     "data-testid": "chunk",
@@ -103,7 +104,26 @@ export function chunkCard(chunk, total, unit, showBreaks) {
     body.append(rep, fresh);
   }
   li.append(head, body);
+  if (Array.isArray(chunk.model_dropped)) markDropped(li, head, body, chunk, model);
   return li;
+}
+
+/**
+ * The tail the chosen model never reads (the engine's `model_dropped`, code points
+ * of the shown text, from `model_cut`): tinted, in italics and titled, and said in
+ * words in the card's head, so colour is never the only cue.
+ */
+function markDropped(li, head, body, chunk, model) {
+  const name = model || "The model";
+  const at = utf16Indexer(body.textContent ?? "");
+  const ranges = chunk.model_dropped.map(([a, b]) => [at(a), at(b)]);
+  const title = `${name} never reads this: its input ends at code point ${fmt.integer(chunk.model_cut)}`;
+  const spans = wrapRanges(body, ranges, { class: "model-dropped", "data-testid": "chunk-model-dropped", title });
+  li.dataset.modelCut = String(chunk.model_cut);
+  if (spans > 0) {
+    head.append(el("span", { class: "chunk-dropped-note", "data-testid": "chunk-dropped-note" },
+      `✂ over ${name}'s limit: it stops reading at code point ${fmt.integer(chunk.model_cut)}`));
+  }
 }
 
 /**
@@ -128,9 +148,12 @@ export class CardRenderer {
     this.generation = 0;
     this.unit = "word";
     this.showBreaks = false;
+    this.model = "";
   }
 
-  render(chunks, unit, showBreaks) {
+  /** `model`: the chosen model's name, for the dropped tail's words ("" for none). */
+  render(chunks, unit, showBreaks, model = "") {
+    this.model = model;
     this.generation += 1;
     this.chunks = chunks;
     this.unit = unit;
@@ -152,7 +175,7 @@ export class CardRenderer {
   build(upto) {
     const frag = document.createDocumentFragment();
     while (this.next < upto) {
-      frag.append(chunkCard(this.chunks[this.next], this.chunks.length, this.unit, this.showBreaks));
+      frag.append(chunkCard(this.chunks[this.next], this.chunks.length, this.unit, this.showBreaks, this.model));
       this.next += 1;
     }
     return frag;
@@ -164,7 +187,7 @@ export class CardRenderer {
       if (generation !== this.generation) return; // a newer render started
       const began = performance.now();
       while (this.next < this.chunks.length && performance.now() - began < CardRenderer.SLICE_MS) {
-        this.pending.append(chunkCard(this.chunks[this.next], this.chunks.length, this.unit, this.showBreaks));
+        this.pending.append(chunkCard(this.chunks[this.next], this.chunks.length, this.unit, this.showBreaks, this.model));
         this.next += 1;
       }
     }

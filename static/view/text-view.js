@@ -38,6 +38,37 @@ function chunksOf(seg) {
   return list ? list.split(" ").map(Number) : [];
 }
 
+/**
+ * The engine's dropped tails (`model_dropped`: chunk `chunk[i]` is read up to `at[i]`,
+ * its tail runs to `end[i]`) sorted by start, with the running furthest end, so a
+ * segment finds the tail covering it by one search. Null when none.
+ * @param {{model: string, at: number[], end: number[], chunk: number[]} | undefined} dropped
+ */
+function droppedTails(dropped) {
+  if (!dropped || dropped.at.length === 0) return null;
+  const order = dropped.at.map((_, i) => i).sort((x, y) => dropped.at[x] - dropped.at[y]);
+  const at = order.map((i) => dropped.at[i]);
+  const reach = [];
+  const by = [];
+  for (const i of order) {
+    const top = reach.length - 1;
+    if (top >= 0 && reach[top] >= dropped.end[i]) {
+      reach.push(reach[top]);
+      by.push(by[top]);
+    } else {
+      reach.push(dropped.end[i]);
+      by.push(dropped.chunk[i]);
+    }
+  }
+  return { at, reach, by };
+}
+
+/** The chunk whose dropped tail holds segment [a, b), or -1. */
+function droppedBy(tails, a, b) {
+  const k = floorIndex(tails.at, a);
+  return k >= 0 && tails.reach[k] >= b ? tails.by[k] : -1;
+}
+
 /** The largest i with sorted[i] <= value (-1 if none). */
 function floorIndex(sorted, value) {
   let lo = 0;
@@ -256,6 +287,8 @@ export class TextView {
     // Boundaries that got less overlap than asked: a dashed edge and a title (not colour alone).
     const short = answer.short_boundaries ?? { at: [], overlap: [] };
     this.short = new Map(short.at.map((at, i) => [at, short.overlap[i]]));
+    this.dropped = droppedTails(answer.model_dropped);
+    this.modelName = answer.model_dropped?.model ?? "";
     const pages = which ?? Array.from({ length: answer.pages }, (_, i) => answer.page + i);
     for (const p of pages) {
       const start = view.edges[p];
@@ -287,13 +320,22 @@ export class TextView {
     node.setAttribute("data-end", String(b));
     node.setAttribute("data-chunks", chunks);
     const got = this.short?.get(a);
+    const titles = [];
     if (got !== undefined) {
       node.classList.add("seg-short");
       node.setAttribute("data-short-overlap", String(got));
-      node.setAttribute("title", `This boundary got ${got} of overlap, less than asked`);
-    } else {
-      node.removeAttribute("title");
+      titles.push(`This boundary got ${got} of overlap, less than asked`);
     }
+    const tail = this.dropped ? droppedBy(this.dropped, a, b) : -1;
+    if (tail >= 0) {
+      // The tail of a chunk the chosen model never reads: a tint, italics and a title.
+      node.classList.add("seg-dropped");
+      node.setAttribute("data-dropped-by", String(tail));
+      const name = this.modelName || "The model";
+      titles.push(`${name} never reads this part of chunk ${fmt.integer(tail + 1)}: its input ends before it`);
+    }
+    if (titles.length) node.setAttribute("title", titles.join(". "));
+    else node.removeAttribute("title");
     node.textContent = view.text.slice(view.at(a), view.at(b));
     return node;
   }

@@ -139,7 +139,7 @@ export class VirtualCards {
         card?.remove();
         card = chunk === undefined
           ? el("li", { class: "chunk chunk-loading", "data-index": String(i), "aria-busy": "true" }, `Chunk ${i + 1}…`)
-          : chunkCard(chunk, this.total, this.unit, this.showBreaks);
+          : chunkCard(chunk, this.total, this.unit, this.showBreaks, this.base.model ?? "");
         this.drawn.set(i, card);
         after.after(card);
       } else if (card.previousElementSibling !== after) {

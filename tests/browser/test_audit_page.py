@@ -7,13 +7,14 @@ One visit checks it all: a page costs a start-up."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import WAIT_MS, configure, expect_figure, native
+from helpers import WAIT_MS, configure, expect_figure, native, put_text
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -225,3 +226,64 @@ def test_chunks_pasted_dropped_or_refused_say_so_in_the_panel(app: Any) -> None:
     )
     expect(app.get_by_test_id("audit-missing")).to_contain_text("“nowhere at all”")
     expect(app.get_by_test_id("audit-error")).to_be_hidden()
+
+
+# Over 256 word pieces a chunk at a size of 300 tokens: the parrot (one code point,
+# two UTF-16 units) and the CJK put code points and UTF-16 indices apart before the cut.
+LONG = "🦜 東京 harbour. " + " ".join(f"ship{k} brought tea" for k in range(160))
+MINILM = "all-MiniLM-L6-v2"
+DROPPED_OF = """(card) => {
+  const body = card.querySelector(".chunk-text");
+  const first = body.querySelector('[data-testid="chunk-model-dropped"]');
+  const range = document.createRange();
+  range.setStart(body, 0);
+  range.setEndBefore(first);
+  const tail = [...body.querySelectorAll('[data-testid="chunk-model-dropped"]')];
+  return { read: range.toString(), dropped: tail.map((n) => n.textContent).join(""),
+           title: first.getAttribute("title") };
+}"""
+
+
+def test_the_chosen_model_s_dropped_tail_is_tinted_in_the_cards_and_text_view_from_its_cut(
+    app: Any,
+) -> None:
+    put_text(app, LONG)
+    app.get_by_test_id("model-select").select_option(MINILM)
+    configure(app, size=300, overlap=0)
+    # The model stays chosen apart from the unit the chunks are in. The text is single
+    # spaced, so a word card's preview is the chunk's text too.
+    for unit, size in (("token", 300), ("char", 1500), ("word", 250)):
+        if unit != "token":
+            configure(app, unit=unit, size=size)
+        request = {"text": LONG, "unit": unit, "size": size, "overlap": 0}
+        if unit == "token":
+            request["encoding"] = "bert-base-uncased"
+        lens = native("lens", **request, lens_model=MINILM)["chunks"]
+        over = [c for c in lens if c["truncated"]]
+        assert over, lens  # the size makes chunks the model cannot read whole
+        windows = len(lens)
+        expect_figure(app, "summary-chunks", str(windows), str(windows))
+        card = app.locator(f'[data-testid="chunk"][data-index="{over[0]["index"]}"]')
+        # The card carries the engine's cut, and tints exactly the text from it on.
+        expect(card).to_have_attribute("data-model-cut", str(over[0]["cut"]), timeout=60_000)
+        got = card.evaluate(DROPPED_OF)
+        c = over[0]
+        assert got["read"] == LONG[c["char_start"] : c["cut"]], unit
+        assert got["dropped"] == LONG[c["cut"] : c["char_end"]], unit
+        assert got["title"].startswith(f"{MINILM} never reads this"), got
+        expect(card.get_by_test_id("chunk-dropped-note")).to_contain_text(f"{c['cut']:,}")
+        # A card the model reads whole has no tail.
+        for whole in (x for x in lens if not x["truncated"]):
+            expect(
+                app.locator(f'[data-testid="chunk"][data-index="{whole["index"]}"]')
+            ).not_to_have_attribute("data-model-cut", re.compile(".*"))
+        # The text view: the tail of each over-limit chunk, from its cut to its end.
+        for c in over:
+            tail = app.locator(f'[data-testid="segment"][data-dropped-by="{c["index"]}"]')
+            expect(tail.first).to_have_attribute("data-start", str(c["cut"]))
+            expect(tail.last).to_have_attribute("data-end", str(c["char_end"]))
+            expect(tail.first).to_have_attribute("title", re.compile(f"^{MINILM} never reads"))
+    # No model: no tail tinted anywhere.
+    app.get_by_test_id("model-select").select_option("")
+    expect(app.locator('[data-testid="segment"].seg-dropped')).to_have_count(0, timeout=WAIT_MS)
+    expect(app.get_by_test_id("chunk-model-dropped")).to_have_count(0)

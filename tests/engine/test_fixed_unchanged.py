@@ -104,6 +104,9 @@ def unchanged(request: dict[str, Any], answer: str) -> str:
                 result.pop(name)
         if op == "segments":  # a fixed window's boundaries all get what was asked
             assert result.pop("short_boundaries") == {"at": [], "overlap": []}
+            if request.get("model"):  # added: the chosen model's dropped tails (none here)
+                dropped = result.pop("model_dropped")
+                assert dropped["at"] == dropped["end"] == dropped["chunk"] == [], dropped
         body = _fewer_export_bytes(body, _text_bytes(request))
     return json.dumps(body, ensure_ascii=False)
 
