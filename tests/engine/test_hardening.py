@@ -65,12 +65,12 @@ def answer(request_json: str) -> tuple[dict[str, Any], float]:
 def test_a_huge_typed_number_is_refused_at_once_in_every_field_of_every_op(
     op: str, field: str, huge: str
 ) -> None:
-    parsed, seconds = answer(json.dumps({"op": op, **BASE[op], field: huge}))
+    parsed, waited = answer(json.dumps({"op": op, **BASE[op], field: huge}))
     assert parsed["ok"] is False
     assert parsed["error"]["field"] == field, parsed
     assert "bug" not in parsed["error"]["message"], parsed
     assert len(parsed["error"]["message"]) < 300
-    assert seconds < HANG_S
+    assert waited < HANG_S  # a hang bound, not a speed
 
 
 @pytest.mark.parametrize(
@@ -83,10 +83,10 @@ def test_a_huge_json_number_is_refused_without_being_printed(
     op: str, field: str, raw_number: str
 ) -> None:
     fields = ", ".join(f'"{key}": {json.dumps(value)}' for key, value in BASE[op].items())
-    parsed, seconds = answer(f'{{"op": "{op}", {fields}, "{field}": {raw_number}}}')
+    parsed, waited = answer(f'{{"op": "{op}", {fields}, "{field}": {raw_number}}}')
     assert parsed["ok"] is False and parsed["error"]["field"] == field, parsed
     assert "0" * 50 not in parsed["error"]["message"]
-    assert seconds < HANG_S
+    assert waited < HANG_S  # a hang bound, not a speed
 
 
 def test_a_json_integer_past_python_s_digit_limit_is_a_clear_error() -> None:
@@ -115,11 +115,11 @@ def test_each_chunk_field_accepts_its_documented_range_and_no_more(
 
 
 def test_a_ten_megabyte_op_name_gets_a_short_answer() -> None:
-    parsed, seconds = answer(json.dumps({"op": "x" * 10_000_000}))
+    parsed, waited = answer(json.dumps({"op": "x" * 10_000_000}))
     assert parsed["ok"] is False and parsed["error"]["field"] == "op"
     assert len(json.dumps(parsed)) < 1_000
     assert "x" * (MAX_QUOTE + 1) not in parsed["error"]["message"]
-    assert seconds < HANG_S
+    assert waited < HANG_S  # a hang bound, not a speed
 
 
 @pytest.mark.parametrize("depth", [1_000, 100_000])
@@ -181,8 +181,8 @@ def test_any_request_gets_a_json_object_never_a_hang_and_no_traceback(
     op: object, base: str, changes: dict[str, object]
 ) -> None:
     request = {**BASE[base], **changes, "op": op}
-    parsed, seconds = answer(json.dumps(request))
-    assert seconds < HANG_S, request
+    parsed, waited = answer(json.dumps(request))
+    assert waited < HANG_S  # a hang bound, not a speed, request
     if not parsed["ok"]:
         message = parsed["error"]["message"]
         assert isinstance(message, str) and message
@@ -192,5 +192,5 @@ def test_any_request_gets_a_json_object_never_a_hang_and_no_traceback(
 @settings(max_examples=200)
 @given(st.text(max_size=200))
 def test_any_string_at_all_gets_a_json_object(request_json: str) -> None:
-    parsed, seconds = answer(request_json)
-    assert seconds < HANG_S
+    parsed, waited = answer(request_json)
+    assert waited < HANG_S  # a hang bound, not a speed
