@@ -11,7 +11,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import replace
 from fractions import Fraction
 from itertools import accumulate, islice
-from typing import Any, Final
+from typing import Any
 
 from ..core.cache import per_text
 from ..core.chunking import Report, cap_of, chunk_text, over_limit, tokens_alone
@@ -32,13 +32,13 @@ from ..core.overlap import boundaries_list
 from ..core.params import Params
 from ..core.summary import derive
 from ..core.units import Tokens, Words, strip_bom, utf8_length, word_count
-from ..facts import CARDS_PER_CALL, MAX_BYTES, UNITS
+from ..facts import CARDS_PER_CALL, MAX_BYTES, STRIP_COLUMNS_DEFAULT, UNITS
 from ..figures import Derivation, show
 from ..planning.remedies import with_remedies
 from .export_size import export_size
+from .strip import strip
 
 __all__ = [
-    "OVERVIEW_WINDOWS",
     "cards_view",
     "chunk_view",
     "counts",
@@ -48,9 +48,6 @@ __all__ = [
 ]
 
 JSON = dict[str, Any]
-
-#: The overview strip draws at most this many windows.
-OVERVIEW_WINDOWS: Final = 2_000
 
 #: The word count of the last few texts (the page asks again on every edit).
 _words = per_text(word_count)
@@ -218,15 +215,15 @@ def view_chunks(
     return out
 
 
-def overview(text: str, params: Params) -> JSON:
-    """The char spans of the first :data:`OVERVIEW_WINDOWS` windows (even when capped)."""
-    chunking = chunking_of(text, params)
-    top = min(chunking.count, OVERVIEW_WINDOWS)
-    starts, ends = chunking.char_starts, chunking.char_ends
-    return {"total_chars": len(text), "windows": [[starts[k], ends[k]] for k in range(top)]}
+def overview(text: str, params: Params, columns: int = STRIP_COLUMNS_DEFAULT) -> JSON:
+    """The overview strip's ``columns`` bars over the whole text, even when capped
+    (:func:`~pyapp.web.strip.strip`; ``text`` without a leading byte-order mark)."""
+    return strip(chunking_of(text, params), columns)
 
 
-def chunk_view(text: str, params: Params, *, checks: bool = True) -> JSON:
+def chunk_view(
+    text: str, params: Params, *, checks: bool = True, columns: int = STRIP_COLUMNS_DEFAULT
+) -> JSON:
     """The ``chunk`` op's answer: what the page renders for this text and configuration.
     Offsets count from after a leading byte-order mark, as in the export.
 
@@ -266,7 +263,7 @@ def chunk_view(text: str, params: Params, *, checks: bool = True) -> JSON:
         "bom_removed": bom_removed,
         "chunks": chunks,
         "counts": counts(text, tokens=summary.units if params.unit == "token" else None),
-        "overview": overview(text, params),
+        "overview": overview(text, params, columns),
     }
 
 

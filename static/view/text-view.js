@@ -5,7 +5,8 @@
 // and highlights them whole; a click or Enter goes to the chunk's card.
 //
 // The text is drawn in pages (the engine says where each begins; each starts
-// after a line break when one is near). A text of fewer code points than
+// after a line break when one is near; a whole text's pages are the engine's
+// blocks of whole segments). A text of fewer code points than
 // FACTS.text_view.whole is drawn whole, every segment in the page, the pages
 // built a few per task so the page stays responsive. A longer one keeps only the
 // pages near what is seen: the others are empty blocks of their measured (or
@@ -25,7 +26,6 @@ import * as fmt from "./format.js";
 import { utf16Indexer } from "./text-offsets.js";
 
 const WHOLE = FACTS.text_view.whole;
-const PAGE = FACTS.text_view.page;
 const HIGHLIGHT = "chunk-active";
 const SLICE_MS = 8; // building time per frame for the pages of a whole text
 const NEAR = 1; // viewport heights above and below whose pages are kept filled
@@ -79,29 +79,6 @@ function floorIndex(sorted, value) {
     else hi = mid;
   }
   return lo - 1;
-}
-
-/**
- * A whole text's blocks: where each begins (a segment's start), then the text's
- * end. A block holds whole segments, at least a page of code points, and ends
- * after a line break when one comes within three pages (the next block then starts
- * a line, as the text does), else after whitespace (a line only ends early), else
- * at four pages. Separate blocks keep each layout small and let the browser skip
- * the ones out of sight.
- */
-function blocks(view, bounds) {
-  const edges = [0];
-  const last = bounds.length - 1;
-  for (let s = 1; s < last; s += 1) {
-    const length = bounds[s] - edges[edges.length - 1];
-    if (length < PAGE) continue;
-    const before = view.text[view.at(bounds[s]) - 1];
-    if (before === "\n" || (length >= 3 * PAGE && /\s/.test(before)) || length >= 4 * PAGE) {
-      edges.push(bounds[s]);
-    }
-  }
-  edges.push(view.total);
-  return edges;
 }
 
 export class TextView {
@@ -175,7 +152,7 @@ export class TextView {
       total: answer.total_chars, chunks: answer.chunks, unit: request.unit,
       edges: answer.page_starts, windows: new Map(),
     };
-    if (whole) view.edges = blocks(view, answer.segments.bounds);
+    if (whole) view.edges = answer.blocks; // the engine's blocks of whole segments
     this.addWindows(view, answer.windows);
     const reuse = sameText && this.pages.length === view.edges.length - 1 &&
       this.view.edges.every((edge, i) => edge === view.edges[i]);

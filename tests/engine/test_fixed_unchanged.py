@@ -12,7 +12,10 @@ from typing import Any
 
 import pytest
 
+from pyapp.core.chunkings import chunking_of
 from pyapp.core.fingerprint import text_facts
+from pyapp.facts import STRIP_COLUMNS_DEFAULT
+from pyapp.web import api as _api
 from pyapp.web.api import handle
 
 ANSWERS = Path(__file__).parent / "golden" / "fixed" / "main_answers.json"
@@ -102,6 +105,7 @@ def unchanged(request: dict[str, Any], answer: str) -> str:
         if op == "chunk":  # the view names the splitter and what the boundaries got
             for name in ADDED:
                 result.pop(name)
+            result["overview"] = _old_overview(request, result["overview"])
         if op == "segments":  # a fixed window's boundaries all get what was asked
             assert result.pop("short_boundaries") == {"at": [], "overlap": []}
             if request.get("model"):  # added: the chosen model's dropped tails (none here)
@@ -109,6 +113,17 @@ def unchanged(request: dict[str, Any], answer: str) -> str:
                 assert dropped["at"] == dropped["end"] == dropped["chunk"] == [], dropped
         body = _fewer_export_bytes(body, _text_bytes(request))
     return json.dumps(body, ensure_ascii=False)
+
+
+def _old_overview(request: dict[str, Any], strip: dict[str, Any]) -> dict[str, Any]:
+    """The strip as it was (the first 2,000 windows' spans), from the bars it is now: the
+    windows are the ones the bars were drawn from, and the bars tile the text."""
+    chunking = chunking_of(request["text"].removeprefix("\ufeff"), _api._params(request))
+    windows = [list(span) for span in chunking.spans()[:2_000]]
+    assert strip["from"][0] == 0 and strip["to"][-1] == strip["total_chars"]
+    assert all(a < b for a, b in zip(strip["from"], strip["to"], strict=True))
+    assert strip["columns"] == len(strip["from"]) == STRIP_COLUMNS_DEFAULT
+    return {"total_chars": strip["total_chars"], "windows": windows}
 
 
 @pytest.mark.parametrize("key", sorted(GOLDEN))
