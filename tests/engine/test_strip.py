@@ -53,10 +53,9 @@ def reference_bars(chunking: Chunking, columns: int) -> list[tuple[int, int, int
         b = max(a + 1, (c + 1) * total // columns)
         touching = [k for k in range(chunking.count) if cs[k] < b and a < ce[k]]
         middle = holders(chunking, (a + b - 1) // 2)
-        if middle:
-            chunk = max(middle, key=lambda k: (cs[k], k))  # the holder that starts last
-        else:
-            chunk = touching[0] if touching else -1
+        # Of the middle's holders the one that starts last, else the first touching it.
+        fallback = touching[0] if touching else -1
+        chunk = max(middle, key=lambda k: (cs[k], k)) if middle else fallback
         shared = sum(1 for p in range(a, b) if len(holders(chunking, p)) >= 2)
         first = touching[0] if touching else -1
         run = touching[-1] - touching[0] + 1 if touching else 0  # all of them, in order
