@@ -225,6 +225,7 @@ PURPOSES: Final = (
     "text",
     "strip",
     "find",
+    "goto",
     "warm",
     "checks",
     "audit",

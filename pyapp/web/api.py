@@ -73,7 +73,7 @@ from ..planning.sizing import measure_text, size_index
 from ..planning.sweep import sweep_dense_texts, sweep_text
 from ..weights import EMBEDDING_MODEL
 from .audit_view import audit_view, compare_view, lens_view, side_of
-from .find import find_matches, parse_query
+from .find import find_matches, locate, parse_query
 from .segments import segments_view
 from .view import cards_view, checks_view, chunk_view, counts, evidence_view, overview
 
@@ -228,6 +228,13 @@ def _op_find(request: JSON) -> JSON:
     text, _ = strip_bom(_text(request))
     check_size(text)
     return find_matches(chunking_of(text, _params(request)), query)
+
+
+def _op_goto(request: JSON) -> JSON:
+    """"Go to chunk N": where chunk ``chunk`` (as typed, from 1) lies in the text."""
+    text, _ = strip_bom(_text(request))
+    check_size(text)
+    return locate(chunking_of(text, _params(request)), request.get("chunk"))
 
 
 def _op_checks(request: JSON) -> JSON:
@@ -628,6 +635,7 @@ OPS: dict[str, Callable[[JSON], JSON]] = {
     "cards": _op_cards,
     "strip": _op_strip,
     "find": _op_find,
+    "goto": _op_goto,
     "text": _op_text,
     "audit": _op_audit,
     "compare": _op_compare,

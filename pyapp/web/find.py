@@ -23,11 +23,12 @@ from bisect import bisect_left, bisect_right
 from typing import Any
 
 from ..core.chunkings import Chunking
+from ..core.params import quote
 from ..errors import InputError
 from ..facts import FIND_MATCHES_PLACED, FIND_MAX_CHARS
 from .strip import ordered_chunking
 
-__all__ = ["find_matches", "parse_query"]
+__all__ = ["find_matches", "locate", "parse_query"]
 
 JSON = dict[str, Any]
 
@@ -95,3 +96,27 @@ def _holding(cs: list[int], ce: list[int], a: int, b: int, ordered: bool) -> tup
         return bisect_left(ce, b), bisect_right(cs, a) - 1
     found = [k for k in range(len(cs)) if cs[k] <= a and b <= ce[k]]
     return (found[0], found[-1]) if found else (1, 0)
+
+
+def locate(chunking: Chunking, typed: object) -> JSON:
+    """"Go to chunk N": chunk ``N`` as typed (counted from 1), with where it lies, or
+    a message naming the chunks there are.
+
+    >>> spans = Chunking("one two three", [0, 4], [7, 13])
+    >>> locate(spans, " 2 ")
+    {'index': 1, 'char_start': 4, 'char_end': 13}
+    >>> locate(spans, "3")
+    Traceback (most recent call last):
+    ...
+    pyapp.errors.InputError: there is no chunk 3: type a chunk number from 1 to 2
+    """
+    count = chunking.count
+    words = f"type a chunk number from 1 to {count:,}" if count else "the text has no chunks"
+    text = str(typed).strip().replace(",", "") if isinstance(typed, (str, int)) else ""
+    if isinstance(typed, bool) or not text.isdigit() or not text.isascii() or len(text) > 12:
+        raise InputError("chunk", f"{quote(typed)} is not a chunk number: {words}")
+    number = int(text)
+    if not 1 <= number <= count:
+        raise InputError("chunk", f"there is no chunk {number:,}: {words}")
+    k = number - 1
+    return {"index": k, "char_start": chunking.char_starts[k], "char_end": chunking.char_ends[k]}

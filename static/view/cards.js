@@ -74,7 +74,7 @@ function unitRange(chunk, unit) {
 /** One card. Word mode shows the normalized preview; char and token mode the exact text. */
 export function chunkCard(chunk, total, unit, showBreaks, model = "") {
   const li = el("li", {
-    class: "chunk",
+    class: chunk.index % 2 ? "chunk tint-b" : "chunk tint-a", // its fresh text takes the chunk's tint
     "data-testid": "chunk",
     "data-index": String(chunk.index),
     id: `chunk-${chunk.index}`,
@@ -217,10 +217,13 @@ export class CardRenderer {
   }
 }
 
-/** Scrolls `card` (if any) to the middle of the view, focuses it and flashes it. */
+/**
+ * Scrolls `card` (if any) so that its top (its number and repeated prefix) is in
+ * view, however tall it is, focuses it and flashes it.
+ */
 export function showCard(card) {
   if (!card) return;
-  card.scrollIntoView({ block: "center", behavior: "auto" });
+  card.scrollIntoView({ block: "start", behavior: "auto" });
   card.focus({ preventScroll: true });
   card.classList.remove("flash");
   void card.offsetWidth; // restart the highlight animation
