@@ -212,7 +212,7 @@ def top_in_view(card: Any) -> None:
                    const t = el.querySelector('.chunk-text').getBoundingClientRect();
                    return [r.top, t.top + 20, innerHeight, r.height]; }"""
     )
-    assert -1 <= top[0] and top[1] <= top[2], top
+    assert top[0] >= -1 and top[1] <= top[2], top
     assert top[3] > top[2], "the card is taller than the window (else any jump shows its top)"
 
 
@@ -274,8 +274,10 @@ def test_the_strip_has_a_bar_per_pixel_one_tab_stop_arrow_keys_and_jumps_show_th
     line = part.evaluate(
         """el => { el.scrollIntoView({block: 'center'});
                    const v = el.closest('[data-testid="text-view"]').getBoundingClientRect();
-                   const top = Math.max(v.top, 0) + 30, bottom = Math.min(v.bottom, innerHeight) - 10;
-                   const r = [...el.getClientRects()].find((r) => r.top >= top && r.bottom <= bottom);
+                   const top = Math.max(v.top, 0) + 30;
+                   const bottom = Math.min(v.bottom, innerHeight) - 10;
+                   const rects = [...el.getClientRects()];
+                   const r = rects.find((r) => r.top >= top && r.bottom <= bottom);
                    return [r.left + 4, r.top + r.height / 2]; }"""
     )
     app.mouse.click(line[0], line[1])  # on one of its lines in sight
