@@ -116,8 +116,12 @@ def test_the_text_view_tiles_the_text_and_each_part_names_the_chunks_that_hold_i
     expect(overview).to_have_attribute("data-pointed", f"{first_bar} {last_bar}")
     expect(overview.get_by_test_id("overview-pointed")).to_be_visible()
 
-    # By keyboard: Tab from the strip (one Tab stop) into the text, arrows part by part.
+    # By keyboard: Tab from the strip (one Tab stop) past "go to chunk" and find into the
+    # text, arrows part by part.
     overview.get_by_test_id("overview-strip").focus()
+    for control in ("goto-chunk", "find-input"):
+        app.keyboard.press("Tab")
+        expect(app.get_by_test_id(control)).to_be_focused()
     app.keyboard.press("Tab")
     segment = app.locator('[data-testid="segment"]').first
     expect(segment).to_be_focused()
