@@ -206,3 +206,29 @@ def test_only_an_answer_covering_the_whole_text_carries_blocks() -> None:
     params = parse_params(unit="char", size=7)
     assert "blocks" in segments_view(text, params)
     assert "blocks" not in segments_view(text, params, page=1, pages_wanted=1)
+
+
+# ---- go to chunk N --------------------------------------------------------------------
+
+
+def test_go_to_chunk_n_gives_where_it_lies_and_refuses_what_is_not_a_chunk_of_the_text() -> None:
+    text = "\ufeffone two three four five"
+    answer = call(op="goto", text=text, unit="word", size=2, overlap=1, chunk=" 3 ")
+    assert answer["result"] == {"index": 2, "char_start": 8, "char_end": 18}  # "three four"
+    assert text[1:][8:18] == "three four"
+    for typed, says in (
+        ("5", "there is no chunk 5: type a chunk number from 1 to 4"),
+        ("0", "there is no chunk 0: type a chunk number from 1 to 4"),
+        ("two", "is not a chunk number: type a chunk number from 1 to 4"),
+        ("-1", "is not a chunk number"),
+        ("1.5", "is not a chunk number"),
+        ("٣", "is not a chunk number"),  # an Arabic-Indic digit is not typed as a number here
+        (None, "is not a chunk number"),
+        (True, "is not a chunk number"),
+    ):
+        refused = call(op="goto", text=text, unit="word", size=2, overlap=1, chunk=typed)
+        assert not refused["ok"] and refused["error"]["field"] == "chunk", typed
+        assert says in refused["error"]["message"], (typed, refused["error"]["message"])
+    assert call(op="goto", text="   ", size=2, chunk="1")["error"]["message"].endswith(
+        "the text has no chunks"
+    )
