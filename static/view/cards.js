@@ -104,6 +104,11 @@ export function chunkCard(chunk, total, unit, showBreaks, model = "") {
     body.append(rep, fresh);
   }
   li.append(head, body);
+  // The tail the next chunk repeats is the overlap too: drawn as the repeated prefix is.
+  if (Array.isArray(chunk.carried) && chunk.carried.length) {
+    const at = utf16Indexer(body.textContent ?? "");
+    wrapRanges(body, chunk.carried.map(([a, b]) => [at(a), at(b)]), { class: "carried", "data-testid": "chunk-carried" });
+  }
   if (Array.isArray(chunk.model_dropped)) markDropped(li, head, body, chunk, model);
   return li;
 }
