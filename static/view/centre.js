@@ -11,9 +11,9 @@
 //     drawn as they scroll near (virtual-cards.js).
 //
 // app.js calls `requestFields()` when it builds a chunk or export request,
-// `landed(request, result, {showBreaks})` when a chunk result is on screen, and `goToCard(i)` /
-// `stripClicked(i, start)` when a card is asked for; `redrawCards(tb)` when the
-// token-boundary toggle changes (true when it redrew the lifted cards itself).
+// `landed(request, result, {showBreaks})` when a chunk result is on screen, `goTo(i)`
+// when a chunk is asked for from elsewhere (an evidence link); `redrawCards(tb)` when
+// the token-boundary toggle changes (true when it redrew the lifted cards itself).
 
 import { PURPOSE } from "../engine/protocol.js";
 import { FACTS } from "../facts.js";
@@ -96,11 +96,14 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
     fetch: (base, from, to) => ask(PURPOSE.cards, { ...base, op: "cards", caps: false, from, to }),
   });
 
-  /** Chunk `index`'s text shown in the text view, and its card's top (when the cards are shown). */
-  async function goToChunk(index) {
+  /**
+   * Chunk `index`'s text shown in the text view (from `start`, its first code point,
+   * or where the engine says it begins), and its card's top (when the cards are shown).
+   */
+  async function goToChunk(index, start = null) {
     if (!current) return;
-    const where = await ask(PURPOSE.goto, { ...current.request, op: "goto", chunk: String(index + 1) });
-    if (where) textView.scrollToOffset(where.char_start);
+    const where = start ?? (await ask(PURPOSE.goto, { ...current.request, op: "goto", chunk: String(index + 1) }))?.char_start;
+    if (where !== undefined && where !== null) textView.scrollToOffset(where);
     goToCard(index);
   }
 
@@ -217,7 +220,7 @@ function mountFind({ engine, nodes, ask, textView, goToChunk, request }) {
     const where = response.result;
     goto.removeAttribute("aria-invalid");
     say(`Chunk ${fmt.integer(where.index + 1)}: characters [${fmt.integer(where.char_start)}, ${fmt.integer(where.char_end)}).`);
-    goToChunk(where.index);
+    goToChunk(where.index, where.char_start);
   });
 
   find.addEventListener("input", () => {
