@@ -52,6 +52,7 @@ __all__ = [
     "DENSE_SECONDS_PER_TOKEN",
     "MAX_RETRIEVAL_PAIRS",
     "MAX_RETRIEVAL_UNITS",
+    "MAX_SWEEP_RECALL_WORK",
     "KEEP_SEPARATOR",
     "RETRIEVERS",
     "PRESETS",
@@ -100,6 +101,13 @@ VERDICTS: Final = ("given", "corrected", "normalized", "missing")
 #: every chunk, when that is cheaper): past this many (question, chunk) pairs in all
 #: it is skipped before scoring any, and says so.
 MAX_RETRIEVAL_PAIRS: Final = 20_000_000
+#: The page's sweep runs BM25 at each of its 16 settings, which costs about the text's
+#: length times the questions (natively: 100,000 characters with 20 questions take
+#: 0.4-0.6 s, with 100 questions 1.3-1.6 s; a megabyte with 100, 4-9 s), and a running
+#: sweep holds up the next edit. Past this many code points x (questions + 10) the
+#: ``sweep`` op leaves the questions out: coverage at every setting, recall for the
+#: evidence check's own setting only. The command line's ``sweep`` has no such limit.
+MAX_SWEEP_RECALL_WORK: Final = 3_000_000
 #: Dense retrieval embeds every chunk of the setting: past this many chunks it is
 #: skipped, and says so (a model call is tens of milliseconds per chunk).
 MAX_DENSE_CHUNKS: Final = 20_000

@@ -55,12 +55,13 @@ from ..core.lens import Lens, parse_lens
 from ..core.params import Params, parse_encoding, parse_params, parse_unit, parse_whole, quote
 from ..core.tokenizers import get_tokenizer, warm
 from ..core.units import strip_bom, utf8_length
-from ..errors import EngineError, InputError
+from ..errors import EngineError, InputError, VocabularyMissing
 from ..facts import (
     DENSE_PAGE_SECONDS_PER_TOKEN,
     EVIDENCE_DEFAULTS,
     MAX_BYTES,
     MAX_CHUNKS_FILE_BYTES,
+    MAX_SWEEP_RECALL_WORK,
     RETRIEVERS,
     SPLITTER_FIELDS,
     TEXTS_HELD,
@@ -472,6 +473,7 @@ def _op_sweep(request: JSON) -> JSON:
         evidence=items,
         top_k=request.get("top_k"),
         vectors=_vectors(request),
+        recall_work=MAX_SWEEP_RECALL_WORK,
     ).to_json()
 
 
@@ -604,9 +606,9 @@ OPS: dict[str, Callable[[JSON], JSON]] = {
 }
 
 
-def _error(op: object, field: str | None, message: str) -> str:
+def _error(op: object, field: str | None, message: str, **more: str) -> str:
     name = op if isinstance(op, str) and op in OPS else None
-    body = {"ok": False, "op": name, "error": {"field": field, "message": message}}
+    body = {"ok": False, "op": name, "error": {"field": field, "message": message, **more}}
     return json.dumps(body, ensure_ascii=False)
 
 
@@ -631,6 +633,8 @@ def handle(request_json: str) -> str:
         return _error(op, "op", f"unknown op {quote(op)}: use one of {', '.join(OPS)}")
     try:
         result = action(request)
+    except VocabularyMissing as exc:
+        return _error(op, exc.field, exc.message, vocabulary=exc.vocabulary)
     except EngineError as exc:
         return _error(op, exc.field, exc.message)
     except (RecursionError, MemoryError) as exc:

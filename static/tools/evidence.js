@@ -30,13 +30,6 @@ const DEFAULT_K = FACTS.defaults.evidence.top_k;
 const SHOWN = 200; // list entries drawn at first; "Show more" draws as many again
 const LINKED = 4; // chunks linked one by one; a longer run shows its two ends
 const QUOTED = 160; // code units of a passage shown in full; a longer one is shortened
-// The sweep runs BM25 at each of its settings (16 of them), which costs about the
-// text's length times the questions (measured natively: 100,000 characters with 20
-// questions take 0.4-0.6 s, with 100 questions 1.3-1.6 s; a megabyte with 100, 4-9 s),
-// and a running sweep holds up the next edit. Above this much work the sweep gets the
-// passages without their questions: coverage at every setting, recall for yours only.
-const RECALL_SWEEP_WORK = 3_000_000; // code points x (questions + 10)
-
 /** The fields of a main-view request that decide the chunks. */
 // The splitter and its settings too: the evidence is checked against the view's chunks.
 const SETTING_FIELDS = ["text", "unit", "encoding", "size", "overlap", "overlap_mode", ...FACTS.splitter_fields];
@@ -241,13 +234,8 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     announced = key;
     let detail = null;
     if (list.items.length > 0) {
-      const questions = list.items.filter((item) => item.question).length;
-      const heavy = questions > 0 && (list.text?.length ?? 0) * (questions + 10) > RECALL_SWEEP_WORK;
-      const evidence = heavy ? list.items.map(({ id, start, end }) => ({ id, start, end })) : list.request();
-      const note = heavy
-        ? "Recall@k at every setting is left out for a text this long with this many questions: it would keep the engine busy for seconds after every change. The evidence check shows it for your setting."
-        : null;
-      detail = { fields: { evidence, top_k: k }, note };
+      // The sweep op itself leaves the questions out past its work limit, and says so.
+      detail = { fields: { evidence: list.request(), top_k: k } };
     }
     document.dispatchEvent(new CustomEvent(EVIDENCE_EVENT, { detail }));
   }

@@ -279,7 +279,7 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
   const status = panel.querySelector('[data-testid="sweep-status"]');
   const body = panel.querySelector('[data-testid="sweep-table"] tbody');
   const error = panel.querySelector('[data-testid="error"]');
-  /** The evidence for each sweep ({fields: {evidence, top_k}, note}; null: none), and the last view swept. */
+  /** The evidence for each sweep ({fields: {evidence, top_k}}; null: none), and the last view swept. */
   let evidenceFields = null;
   let lastView = null;
   let last = null;
@@ -342,7 +342,7 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
       `${rows.length} configurations in one engine call.` +
       (last.evidence ? ` At each, ${fmt.integer(last.evidence.items)} evidence passage${last.evidence.items === 1 ? "" : "s"} checked` +
         (last.evidence.questions > 0 ? `, and BM25 recall@${fmt.integer(last.evidence.top_k)} for ${fmt.integer(last.evidence.questions)} question${last.evidence.questions === 1 ? "" : "s"}.` : ".") +
-        (evidenceFields?.note ? ` ${evidenceFields.note}` : "") : "");
+        (last.evidence.note ? ` ${last.evidence.note}` : "") : "");
 
     const trs = rows.map((r, i) => {
       const starts = i > 0 && rows[i - 1].series !== r.series; // a rule above it on a phone
