@@ -99,7 +99,12 @@ def test_the_door_names_the_vocabulary_each_request_lacks_by_what_it_reads() -> 
 # ---------------------------------------------------------------------- the sweep's recall
 def sweep(text: str, questions: int) -> dict[str, Any]:
     evidence = [
-        {"id": i, "start": 4 * i, "end": 4 * i + 3, **({"question": "one?"} if i < questions else {})}
+        {
+            "id": i,
+            "start": 4 * i,
+            "end": 4 * i + 3,
+            **({"question": "one?"} if i < questions else {}),
+        }  # noqa: E501
         for i in range(max(questions, 1))
     ]
     request = {"op": "sweep", "text": text, "unit": "word", "size": "8", "evidence": evidence}
@@ -116,7 +121,8 @@ def test_the_page_sweep_leaves_recall_out_past_its_work_limit_and_says_so() -> N
     assert all(row["recall_at_k"] is not None for row in kept["rows"])
     assert left["evidence"] == {**left["evidence"], "questions": 0, "note": RECALL_LEFT_OUT}
     assert all(row["recall_at_k"] is None for row in left["rows"])
-    assert [r["evidence_whole"] for r in left["rows"]] == [r["evidence_whole"] for r in kept["rows"]]
+    whole = [r["evidence_whole"] for r in kept["rows"]]
+    assert [r["evidence_whole"] for r in left["rows"]] == whole
 
 
 def test_the_command_lines_sweep_keeps_recall_at_any_length() -> None:
