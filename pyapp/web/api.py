@@ -59,12 +59,14 @@ from ..errors import EngineError, InputError, VocabularyMissing
 from ..facts import (
     DENSE_PAGE_SECONDS_PER_TOKEN,
     EVIDENCE_DEFAULTS,
+    FIELD_DEFAULTS,
     MAX_BYTES,
     MAX_CHUNKS_FILE_BYTES,
     MAX_SWEEP_RECALL_WORK,
     RETRIEVERS,
     SPLITTER_FIELDS,
     TEXTS_HELD,
+    over_byte_limit,
 )
 from ..planning.budget import check_budget
 from ..planning.sizing import measure_text, size_index
@@ -157,11 +159,11 @@ def _params(request: JSON) -> Params:
 def _parse_params(request: JSON) -> Params:
     return parse_params(
         caps=_caps(request),
-        unit=request.get("unit", "word"),
+        unit=request.get("unit", FIELD_DEFAULTS["unit"]),
         encoding=request.get("encoding"),
         size=request["size"],
-        overlap=request.get("overlap", 0),
-        overlap_mode=request.get("overlap_mode", "units"),
+        overlap=request.get("overlap", FIELD_DEFAULTS["overlap"]),
+        overlap_mode=request.get("overlap_mode", FIELD_DEFAULTS["overlap_mode"]),
         tokens_per_unit=request.get("tokens_per_unit"),
         price_per_million=request.get("price_per_million"),
         model=request.get("model"),
@@ -173,7 +175,7 @@ def _parse_params(request: JSON) -> Params:
 def _splitter_fields(request: JSON) -> dict[str, Any]:
     """The splitter and, for the recursive one, its settings (the fixed window reads none
     of them, so a page that keeps them while the fixed window is chosen loses nothing)."""
-    splitter = request.get("splitter", "fixed")
+    splitter = request.get("splitter", FIELD_DEFAULTS["splitter"])
     if splitter != "recursive":
         return {"splitter": splitter}
     return {name: request.get(name) for name in SPLITTER_FIELDS}
@@ -181,7 +183,7 @@ def _splitter_fields(request: JSON) -> dict[str, Any]:
 
 def _op_counts(request: JSON) -> JSON:
     text = _text(request)
-    unit = parse_unit(request.get("unit", "word"))
+    unit = parse_unit(request.get("unit", FIELD_DEFAULTS["unit"]))
     tokens: int | None = None
     if unit == "token":
         encoding = parse_encoding(request.get("encoding"))
@@ -269,9 +271,7 @@ def _evidence_fields(request: JSON) -> tuple[str | None, object]:
         size = utf8_length(source)
         if size > MAX_BYTES:
             raise InputError(
-                "evidence",
-                f"the evidence is {size:,} bytes of UTF-8, over the {MAX_BYTES:,}-byte limit:"
-                " split it and check each part",
+                "evidence", over_byte_limit("the evidence", f"{size:,} bytes of UTF-8", "evidence")
             )
     return source, request.get("evidence")
 
@@ -318,11 +318,15 @@ def _dense_texts(request: JSON) -> list[str]:
     source, items = _evidence_fields(request)
     if request.get("scope", "evidence") == "sweep":
         return sweep_dense_texts(
-            _text(request), unit=request.get("unit", "word"), encoding=request.get("encoding"),
-            size=request.get("size"), overlap=request.get("overlap", 0),
-            overlap_mode=request.get("overlap_mode", "units"),
-            evidence_jsonl=source, evidence=items,
-        )  # fmt: skip
+            _text(request),
+            unit=request.get("unit", FIELD_DEFAULTS["unit"]),
+            encoding=request.get("encoding"),
+            size=request.get("size"),
+            overlap=request.get("overlap", FIELD_DEFAULTS["overlap"]),
+            overlap_mode=request.get("overlap_mode", FIELD_DEFAULTS["overlap_mode"]),
+            evidence_jsonl=source,
+            evidence=items,
+        )
     return dense_texts(_text(request), _params(request), jsonl=source, items=items)
 
 
@@ -438,7 +442,7 @@ def _op_size(request: JSON) -> JSON:
     """The closed forms of a fixed window; with ``splitter: "recursive"`` (and its
     settings, ``unit``, ``encoding`` and the text), the real chunking of the text."""
     fields = {"documents": None, "avg_tokens": None, "size": None, **_fields(request, _SIZE_FIELDS)}
-    if request.get("splitter", "fixed") != "recursive":
+    if request.get("splitter", FIELD_DEFAULTS["splitter"]) != "recursive":
         return size_index(**fields).to_json()
     if "avg_tokens" not in request:  # the text's own length is D: no figure to type
         fields["avg_tokens"] = 1
@@ -464,11 +468,11 @@ def _op_sweep(request: JSON) -> JSON:
     return sweep_text(
         _text(request),
         **_splitter_fields(request),
-        unit=request.get("unit", "word"),
+        unit=request.get("unit", FIELD_DEFAULTS["unit"]),
         encoding=request.get("encoding"),
         size=request.get("size"),
-        overlap=request.get("overlap", 0),
-        overlap_mode=request.get("overlap_mode", "units"),
+        overlap=request.get("overlap", FIELD_DEFAULTS["overlap"]),
+        overlap_mode=request.get("overlap_mode", FIELD_DEFAULTS["overlap_mode"]),
         evidence_jsonl=source,
         evidence=items,
         top_k=request.get("top_k"),

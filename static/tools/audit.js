@@ -7,6 +7,7 @@
 // in through textContent.
 
 import { messageOf, PURPOSE } from "../engine/protocol.js";
+import { overByteLimit } from "../engine/text-limit.js";
 import { FACTS } from "../facts.js";
 import { el } from "../view/dom.js";
 import * as fmt from "../view/format.js";
@@ -406,7 +407,7 @@ export function mountAudit({ engine, panel, current, showInMain }) {
     if (!file) return;
     const cap = FACTS.caps.chunks_file_bytes;
     if (file.size > cap) {
-      showError(ui.error, `${file.name} is ${fmt.integer(file.size)} bytes, over the ${fmt.integer(cap)}-byte limit for a chunks file: audit a part of the text and its chunks`);
+      showError(ui.error, overByteLimit({ what: file.name, size: `${fmt.integer(file.size)} bytes`, kind: "chunks_file", limit: cap, scope: " for a chunks file" }));
       return;
     }
     const bytes = new Uint8Array(await file.arrayBuffer());

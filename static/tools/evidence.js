@@ -15,6 +15,7 @@
 // edit made stale is dropped before it reaches the screen.
 
 import { messageOf, PURPOSE } from "../engine/protocol.js";
+import { overByteLimit } from "../engine/text-limit.js";
 import { FACTS } from "../facts.js";
 import { derivationRow } from "../view/derivation.js";
 import { el } from "../view/dom.js";
@@ -721,7 +722,7 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
 
   async function openFile(file) {
     if (file.size > MAX_BYTES) {
-      say(ui.loadNote, `${file.name} is ${fmt.integer(file.size)} bytes, over the ${fmt.integer(MAX_BYTES)}-byte limit: split it and load each part.`, "warning");
+      say(ui.loadNote, `${overByteLimit({ what: file.name, size: `${fmt.integer(file.size)} bytes`, kind: "evidence" })}.`, "warning");
       return;
     }
     let text;

@@ -14,6 +14,16 @@ export function el(tag, attrs = {}, text) {
   return node;
 }
 
+/**
+ * Puts `text` into `node`, each `backticked` run as a <code> element (the engine's
+ * prose marks code that way, e.g. FACTS.sentence_rule); all of it as text, never HTML.
+ * @param {Element} node
+ * @param {string} text
+ */
+export function textWithCode(node, text) {
+  node.replaceChildren(...text.split("`").map((part, i) => (i % 2 === 1 ? el("code", {}, part) : part)));
+}
+
 /** An SVG element with attributes and optional text. */
 export function svg(tag, attrs = {}, text) {
   const node = document.createElementNS(SVG_NS, tag);
