@@ -292,10 +292,10 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
       ui.denseStatus.dataset.embedded = String(out.embedded);
       ui.denseStatus.dataset.cached = String(out.cached);
       ui.denseStatus.dataset.calls = String(dense.calls);
-      ui.denseStatus.dataset.loadMs = dense.loadMs === null ? "" : String(Math.round(dense.loadMs));
+      ui.denseStatus.dataset.loadMs = dense.loadMs === null ? "" : String(fmt.wholeNumber(dense.loadMs));
       ui.denseStatus.textContent =
         `${fmt.integer(out.embedded + out.cached)} texts (chunks and questions): ${fmt.integer(out.embedded)} embedded now, ` +
-        `${fmt.integer(out.cached)} from this browser's cache.` + (dense.loadMs !== null ? ` Loading the model took ${fmt.integer(Math.round(dense.loadMs))} ms.` : "");
+        `${fmt.integer(out.cached)} from this browser's cache.` + (dense.loadMs !== null ? ` Loading the model took ${fmt.integer(dense.loadMs)} ms.` : "");
       panel.dataset.dense = "ready";
       dense.keepOffline(out.model).then(() => sayOffline(out.model));
       return out;
@@ -314,7 +314,7 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     ui.progressBar.max = p.total > 0 ? p.total : 1;
     ui.progressBar.value = p.total > 0 ? p.loaded : 0;
     if (p.stage === "runtime" || p.stage === "model") {
-      ui.progressText.textContent = `${words} ${fmt.integer(Math.round(p.loaded / 1e6))} of ${fmt.integer(Math.round(p.total / 1e6))} MB`;
+      ui.progressText.textContent = `${words} ${fmt.byteSize(p.loaded, { about: true })} of ${fmt.byteSize(p.total, { about: true })}`;
     } else if (p.stage === "embed" || p.stage === "done") {
       ui.progressText.textContent = `${words} ${fmt.integer(p.loaded)} of ${fmt.integer(p.total)} texts.`;
     } else {
@@ -327,7 +327,7 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     ui.offline.dataset.value = ready ? "yes" : "no";
     ui.offline.textContent = ready
       ? "Dense retrieval works offline now: the model and its runtime are kept in this browser."
-      : `Dense retrieval is not available offline yet: the model (${fmt.integer(Math.round(model.bytes / 1e6))} MB) and its runtime load the first time you choose it, and are kept then.`;
+      : `Dense retrieval is not available offline yet: the model (${fmt.byteSize(model.bytes, { about: true })}) and its runtime load the first time you choose it, and are kept then.`;
   }
 
   function showEmpty() {

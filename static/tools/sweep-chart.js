@@ -44,7 +44,7 @@ const H = 196;
 const M = { left: 44, right: 14, top: 16, bottom: 40 };
 
 function overlapLabel(row, unit) {
-  return `${fmt.unitCount(row.overlap, unit)} (${fmt.percent(row.overlap_percent / 100)})`;
+  return `${fmt.unitCount(row.overlap, unit)} (${fmt.percentValue(row.overlap_percent)})`;
 }
 
 function describe(row, unit) {
@@ -356,7 +356,7 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
       tr.append(
         el("td", {}, r.series === "overlap" ? "overlap" : "size"),
         el("td", { class: "num" }, fmt.integer(r.size)),
-        el("td", { class: "num" }, `${fmt.integer(r.overlap)} (${fmt.percent(r.overlap_percent / 100)})`),
+        el("td", { class: "num" }, `${fmt.integer(r.overlap)} (${fmt.percentValue(r.overlap_percent)})`),
         el("td", { class: "num" }, fmt.integer(r.chunks)),
         el("td", { class: "num" }, fmt.ratio(r.inflation)),
         el("td", { class: "num" }, fmt.integer(r.cut)),
@@ -576,7 +576,7 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
       denseUi.box.dataset.embed = String(p.embed);
       denseUi.note.textContent =
         `${fmt.integer(p.embed)} of ${fmt.integer(p.texts)} texts (every setting's chunks and the questions) to embed, ` +
-        `${fmt.integer(p.cached)} in this browser's cache` + (p.embed > 0 ? `: about ${fmt.integer(Math.max(1, Math.round(p.seconds)))} s, plus the model's first load.` : ".");
+        `${fmt.integer(p.cached)} in this browser's cache` + (p.embed > 0 ? `: about ${fmt.integer(Math.max(1, p.seconds))} s, plus the model's first load.` : ".");
       denseUi.run.hidden = false;
       denseUi.plan.hidden = true;
     } catch (err) {

@@ -41,7 +41,7 @@ export function readSeparator(typed) {
  * @returns {Record<string, unknown>}
  */
 export function splitterFields(s) {
-  if (s.splitter !== "recursive") return { splitter: "fixed" };
+  if (s.splitter !== "recursive") return { splitter: s.splitter };
   const custom = s.separators !== null;
   return {
     splitter: "recursive",
