@@ -35,7 +35,7 @@
 import { loadPyodide } from "../../pyodide/pyodide.mjs";
 import { FACTS } from "../facts.js";
 import { BACKGROUND, messageOf, PURPOSE } from "./protocol.js";
-import { linkRuntime, snapshotLink } from "./snapshot-links.js";
+import { linkRuntime, snapshotLink, strictly } from "./snapshot-links.js";
 
 const INDEX_URL = new URL("../../pyodide/", import.meta.url).href;
 const LOCK_URL = new URL("../../packages/site-lock.json", import.meta.url).href;
@@ -148,13 +148,7 @@ async function boot() {
     post({ type: "stage", stage, detail: "Installing the engine's packages" });
     if (timings.boot === "plain") {
       // The snapshot holds micropip already imported; a plain boot installs it first.
-      const problems = [];
-      await pyodide.loadPackage([INSTALLER], {
-        messageCallback: () => {},
-        errorCallback: (message) => problems.push(message),
-        checkIntegrity: true,
-      });
-      if (problems.length > 0) throw new Error(problems.join("; "));
+      await strictly(pyodide.loadPackage)([INSTALLER]);
     }
     const micropip = pyodide.pyimport(INSTALLER);
     try {
@@ -305,13 +299,7 @@ async function loadVocabulary(encoding) {
   const t0 = performance.now();
   try {
     post({ type: "vocabulary", encoding, state: "loading" });
-    const problems = [];
-    await runtime.loadPackage([vocabulary.site_package], {
-      messageCallback: () => {},
-      errorCallback: (message) => problems.push(message),
-      checkIntegrity: true,
-    });
-    if (problems.length > 0) throw new Error(problems.join("; "));
+    await strictly(runtime.loadPackage)([vocabulary.site_package]);
     if (!(vocabulary.site_package in runtime.loadedPackages)) throw new Error(`${vocabulary.site_package} was not installed`);
     const t1 = performance.now();
     post({ type: "vocabulary", encoding, state: "reading" });

@@ -15,10 +15,11 @@
 // edit made stale is dropped before it reaches the screen.
 
 import { messageOf, PURPOSE } from "../engine/protocol.js";
+import { askEngine } from "../engine/ask.js";
 import { overByteLimit } from "../engine/text-limit.js";
 import { FACTS } from "../facts.js";
 import { derivationRow } from "../view/derivation.js";
-import { el } from "../view/dom.js";
+import { el, saveFile } from "../view/dom.js";
 import { CardMarks, selectedInterval, TextViewMarks } from "../view/evidence-marks.js";
 import * as fmt from "../view/format.js";
 import { utf16Indexer } from "../view/text-offsets.js";
@@ -60,15 +61,6 @@ const STAGE_WORDS = {
   embed: "Embedding",
   done: "Embedded",
 };
-
-function download(filename, text, type) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = el("a", { href: url, download: filename, hidden: "" });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
 
 /** Whitespace trimmed off both ends of s[a, b) (UTF-16 units); null if nothing is left. */
 function trimmed(s, a, b) {
@@ -217,13 +209,7 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     pump();
   }
 
-  async function call(purpose, request) {
-    try {
-      return await engine.call(purpose, request);
-    } catch (err) {
-      return { ok: false, error: { field: null, message: `The engine failed: ${messageOf(err)}` } };
-    }
-  }
+  const call = (purpose, request) => askEngine(engine, purpose, request);
 
   // ------------------------------------------------------------ the check
 
@@ -748,8 +734,8 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
       return;
     }
     const { filename, json, jsonl } = response.result;
-    if (which === "jsonl") download("evidence.jsonl", jsonl, "application/jsonl");
-    else download(filename, json, "application/json");
+    if (which === "jsonl") saveFile("evidence.jsonl", jsonl, "application/jsonl");
+    else saveFile(filename, json);
   }
 
   // ------------------------------------------------------------ events

@@ -3,6 +3,7 @@
 // the answer to the modules that draw it. No figure is computed and nothing is
 // drawn here: the arithmetic is the engine's, the drawing the other view modules'.
 
+import { askEngine } from "../engine/ask.js";
 import { PURPOSE } from "../engine/protocol.js";
 import { measureText } from "../engine/text-limit.js";
 import { FACTS } from "../facts.js";
@@ -16,7 +17,7 @@ import { renderCapNotice } from "./cap-notice.js";
 import { CardRenderer } from "./cards.js";
 import { mountCentre } from "./centre.js";
 import { buildControls, customRatioHint, showSettings, showUnit } from "./controls.js";
-import { textWithCode } from "./dom.js";
+import { saveFile, textWithCode } from "./dom.js";
 import { EncodingInfo } from "./encodings.js";
 import { mountFileOpen } from "./file-open.js";
 import * as fmt from "./format.js";
@@ -231,11 +232,8 @@ function schedule(delay = DEBOUNCE_MS) {
 
 /** Asks the engine; an engine failure is the status line's to show (onOutcome). */
 async function ask(purpose, request) {
-  try {
-    return await engine.call(purpose, request);
-  } catch {
-    return null;
-  }
+  const response = await askEngine(engine, purpose, request);
+  return response?.failed ? null : response;
 }
 
 async function compute() {
@@ -419,15 +417,7 @@ async function download() {
     return;
   }
   const { filename, json } = response.result;
-  const url = URL.createObjectURL(new Blob([json], { type: "application/json" }));
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = filename;
-  a.hidden = true;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  saveFile(filename, json);
 }
 
 // ---------------------------------------------------------------- events
@@ -559,13 +549,18 @@ for (const button of document.querySelectorAll("[data-example]")) {
   });
 }
 
-window.addEventListener("hashchange", () => {
+/** Takes the settings the link names into the form and what shows them. */
+function takeLinkSettings() {
   settings = readHash(location.hash);
   showSettings(ui, settings);
   splitter.show();
   showSplitterUnit();
   encodingInfo.show(settings.encoding);
   renderModelFigures(ui.modelFigures, settings);
+}
+
+window.addEventListener("hashchange", () => {
+  takeLinkSettings();
   schedule(0);
 });
 
@@ -682,12 +677,7 @@ const audit = mountAudit({
 
 // ---------------------------------------------------------------- start
 
-settings = readHash(location.hash);
-showSettings(ui, settings);
-splitter.show();
-showSplitterUnit();
-encodingInfo.show(settings.encoding);
-renderModelFigures(ui.modelFigures, settings);
+takeLinkSettings();
 if (settings.model) tools.usePreset(presetForTools(settings.model));
 saveHash();
 
