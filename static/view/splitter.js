@@ -98,8 +98,8 @@ export function mountSplitter(root, getSettings, changed) {
     select.value = s.splitter;
     panel.hidden = s.splitter !== "recursive";
     preset.value = s.separators === null ? s.separatorsPreset : "";
-    const seps = s.separators ?? FACTS.separator_presets[s.separatorsPreset] ?? FACTS.separator_presets.default;
-    list.replaceChildren(...seps.map(row));
+    const separators = s.separators ?? FACTS.separator_presets[s.separatorsPreset] ?? FACTS.separator_presets.default;
+    list.replaceChildren(...separators.map(row));
     regex.checked = s.separators === null ? s.separatorsPreset !== "default" : s.separatorRegex;
     regex.disabled = s.separators === null;
     keep.value = s.keepSeparator;
