@@ -37,6 +37,7 @@ __all__ = [
     "EVIDENCE_DEFAULTS",
     "FIELD_DEFAULTS",
     "MAX_BYTES",
+    "MEASURE_UNIT",
     "MAX_CHUNKS",
     "MAX_CHUNKS_FILE_BYTES",
     "MAX_DIGITS",
@@ -360,6 +361,9 @@ FIELD_DEFAULTS: Final = {
     "separators_preset": "default",
     "keep_separator": "start",
 }
+#: The unit ``audit`` and ``compare`` (the ops and the commands) count chunk sizes in
+#: when none is given: another tool's chunks are characters first.
+MEASURE_UNIT: Final = "char"
 #: The main view's settings when the URL names none.
 CHUNK_DEFAULTS: Final = {
     "unit": "word",

@@ -201,6 +201,12 @@ def test_omitted_fields_mean_the_same_to_the_door_parse_params_and_the_command_l
         facts.FIELD_DEFAULTS["unit"], int(facts.FIELD_DEFAULTS["overlap"]),
     )  # fmt: skip
     assert answer["result"]["splitter"]["name"] == facts.FIELD_DEFAULTS["splitter"]
+    from pyapp.cli.audit import add_lens_flags
+
+    lens = argparse.ArgumentParser()
+    add_lens_flags(lens)
+    assert lens.parse_args([]).unit == facts.MEASURE_UNIT
+    assert f"counted in ({facts.MEASURE_UNIT})" in prose(lens.format_help())
 
 
 def test_the_rule_patterns_catch_a_copied_message_and_rule(tmp_path: Path) -> None:

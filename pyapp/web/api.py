@@ -63,6 +63,7 @@ from ..facts import (
     MAX_BYTES,
     MAX_CHUNKS_FILE_BYTES,
     MAX_SWEEP_RECALL_WORK,
+    MEASURE_UNIT,
     RETRIEVERS,
     SPLITTER_FIELDS,
     TEXTS_HELD,
@@ -483,7 +484,7 @@ def _op_sweep(request: JSON) -> JSON:
 
 def _measure(request: JSON) -> Measure:
     return Measure.parse(
-        unit=request.get("unit", "char"),
+        unit=request.get("unit", MEASURE_UNIT),
         encoding=request.get("encoding"),
         price_per_million=request.get("price_per_million"),
     )
