@@ -315,16 +315,24 @@ def _evidence_report(request: JSON) -> EvidenceReport:
     )  # fmt: skip
 
 
+def _window_fields(request: JSON) -> JSON:
+    """The unit, encoding, size and overlap of a request, an omitted one as the engine
+    reads it (:data:`~pyapp.facts.FIELD_DEFAULTS`; the size is required)."""
+    return {
+        "unit": request.get("unit", FIELD_DEFAULTS["unit"]),
+        "encoding": request.get("encoding"),
+        "size": request.get("size"),
+        "overlap": request.get("overlap", FIELD_DEFAULTS["overlap"]),
+        "overlap_mode": request.get("overlap_mode", FIELD_DEFAULTS["overlap_mode"]),
+    }
+
+
 def _dense_texts(request: JSON) -> list[str]:
     source, items = _evidence_fields(request)
     if request.get("scope", "evidence") == "sweep":
         return sweep_dense_texts(
             _text(request),
-            unit=request.get("unit", FIELD_DEFAULTS["unit"]),
-            encoding=request.get("encoding"),
-            size=request.get("size"),
-            overlap=request.get("overlap", FIELD_DEFAULTS["overlap"]),
-            overlap_mode=request.get("overlap_mode", FIELD_DEFAULTS["overlap_mode"]),
+            **_window_fields(request),
             evidence_jsonl=source,
             evidence=items,
         )
@@ -469,11 +477,7 @@ def _op_sweep(request: JSON) -> JSON:
     return sweep_text(
         _text(request),
         **_splitter_fields(request),
-        unit=request.get("unit", FIELD_DEFAULTS["unit"]),
-        encoding=request.get("encoding"),
-        size=request.get("size"),
-        overlap=request.get("overlap", FIELD_DEFAULTS["overlap"]),
-        overlap_mode=request.get("overlap_mode", FIELD_DEFAULTS["overlap_mode"]),
+        **_window_fields(request),
         evidence_jsonl=source,
         evidence=items,
         top_k=request.get("top_k"),
