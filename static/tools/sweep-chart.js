@@ -5,6 +5,7 @@
 // SVG is built with createElementNS; no chart library, no innerHTML. The sweep is
 // asked for only while its panel is open: a closed panel costs the engine nothing.
 
+import { askEngine } from "../engine/ask.js";
 import { messageOf, PURPOSE } from "../engine/protocol.js";
 import { FACTS } from "../facts.js";
 import { el, svg } from "../view/dom.js";
@@ -383,24 +384,17 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
     const splitter = Object.fromEntries(
       FACTS.splitter_fields.filter((key) => key in viewRequest).map((key) => [key, viewRequest[key]]),
     );
-    let response;
-    try {
-      lastView = viewRequest;
-      const extra = evidenceFields?.fields ?? {};
-      const sweepRequest = {
-        op: "sweep", text, unit, encoding, size, overlap, overlap_mode: overlapMode, ...splitter, ...extra,
-      };
-      if (denseOn && questionsGiven()) {
-        const vectors = await denseVectors(sweepRequest);
-        if (vectors === null) return;
-        sweepRequest.vectors = vectors;
-      }
-      response = await engine.call(PURPOSE.sweep, sweepRequest);
-    } catch (err) {
-      error.textContent = `The sweep failed: ${messageOf(err)}`;
-      error.hidden = false;
-      return;
+    lastView = viewRequest;
+    const extra = evidenceFields?.fields ?? {};
+    const sweepRequest = {
+      op: "sweep", text, unit, encoding, size, overlap, overlap_mode: overlapMode, ...splitter, ...extra,
+    };
+    if (denseOn && questionsGiven()) {
+      const vectors = await denseVectors(sweepRequest); // says its own failure, then null
+      if (vectors === null) return;
+      sweepRequest.vectors = vectors;
     }
+    const response = await askEngine(engine, PURPOSE.sweep, sweepRequest);
     if (response === null) return; // superseded by a newer sweep
     if (!response.ok) {
       // The main view accepted these settings, so this should not happen; say so if it does.
