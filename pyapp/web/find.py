@@ -99,7 +99,7 @@ def _holding(cs: list[int], ce: list[int], a: int, b: int, ordered: bool) -> tup
 
 
 def locate(chunking: Chunking, typed: object) -> JSON:
-    """"Go to chunk N": chunk ``N`` as typed (counted from 1), with where it lies, or
+    """Chunk ``N`` as typed (counted from 1) for "go to chunk N", with where it lies, or
     a message naming the chunks there are.
 
     >>> spans = Chunking("one two three", [0, 4], [7, 13])
