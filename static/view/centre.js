@@ -60,19 +60,8 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
       textView.scrollToOffset(start);
       if (chunk >= 0) goToCard(chunk);
     },
+    onResize: () => restrip(), // a new width: new bars
   });
-  // The strip's width in pixels, read when it changes: a new width asks for new bars.
-  let columns = 0;
-  let resizeTimer = 0;
-  new ResizeObserver(([entry]) => {
-    const width = Math.round(entry.contentRect.width);
-    if (width < 1 || width === columns) return;
-    const first = columns === 0;
-    columns = Math.min(width, FACTS.strip_columns_max);
-    clearTimeout(resizeTimer);
-    if (!first) resizeTimer = setTimeout(restrip, 150);
-  }).observe(nodes.overview);
-
   async function restrip() {
     if (!current) return;
     const shown = current;
@@ -81,9 +70,7 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
     drawStrip(shown.result, answer);
   }
 
-  function stripColumns() {
-    return Math.max(1, columns || Math.round(nodes.overview.clientWidth) || 1);
-  }
+  const stripColumns = () => Math.min(strip.width, FACTS.strip_columns_max);
 
   function drawStrip(result, answer) {
     strip.render(answer, { chunks: result.summary.chunks, unit: result.params.unit, capped: Boolean(result.capped) });

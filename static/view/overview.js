@@ -32,22 +32,33 @@ function columnOf(sorted, value) {
 export class OverviewStrip {
   /**
    * @param {{container: HTMLElement, readout: HTMLElement,
-   *   onPick: (chunk: number, start: number) => void}} options
+   *   onPick: (chunk: number, start: number) => void, onResize: () => void}} options
    *   `readout` says in words what the keyboard's bar stands for; `onPick` is called
-   *   with the picked bar's chunk (-1 for none) and first code point.
+   *   with the picked bar's chunk (-1 for none) and first code point; `onResize` when
+   *   the strip's width changed (and the resizing paused).
    */
-  constructor({ container, readout, onPick }) {
+  constructor({ container, readout, onPick, onResize }) {
     this.container = container;
     this.readout = readout;
     this.onPick = onPick;
     this.strip = null;
     this.cursor = -1;
     this.capped = false;
+    this.known = 0; // the width last seen, in whole pixels
+    let timer = 0;
+    new ResizeObserver(([entry]) => {
+      const width = Math.round(entry.contentRect.width);
+      if (width < 1 || width === this.known) return;
+      const first = this.known === 0;
+      this.known = width;
+      clearTimeout(timer);
+      if (!first) timer = setTimeout(onResize, 150); // once the resizing pauses
+    }).observe(container);
   }
 
-  /** The strip's width in pixels: how many bars the engine is asked for. */
+  /** The strip's width in whole pixels (at least 1): how many bars to ask the engine for. */
   get width() {
-    return this.container.clientWidth;
+    return Math.max(1, this.known || Math.round(this.container.clientWidth));
   }
 
   /**
