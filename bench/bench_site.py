@@ -27,6 +27,8 @@ only ratios within one run compare):
    longest warm-up slice (the most an edit can wait behind it) and the whole
    warm-up.
 
+(Row 11 alone, the text view, is ``--section text-view``, printed.)
+
 12-15. pasting and opening a document (``--section paste`` measures only these and
    prints them): Ctrl+A, Ctrl+V of a 1 MB document (a real one, see ``document_text``)
    over the page's sample text and over a 1 MB text; the same document dropped on the
