@@ -294,7 +294,8 @@ CHUNK_DEFAULTS: Final = {
     "overlap": "8",
     "overlap_mode": "units",
     "encoding": DEFAULT_ENCODING,
-    "price_per_million": "1",
+    # Blank: no price until one is entered (or a model preset lists one), so no cost.
+    "price_per_million": "",
 }
 
 #: Index sizing: the values of the optional fields when none is given.
