@@ -217,8 +217,9 @@ PURPOSES: Final = (
     "compare",
     "lens",
     "dense",
+    "fit",
 )
-BACKGROUND_PURPOSES: Final = ("sweep", "warm", "checks", "dense")
+BACKGROUND_PURPOSES: Final = ("sweep", "warm", "checks", "dense", "fit")
 
 
 # ---------------------------------------------------------------------- field bounds

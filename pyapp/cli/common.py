@@ -87,7 +87,7 @@ def add_chunking_flags(
             "--price",
             default=None,
             metavar="P",
-            help="price per million tokens (the model's where it lists one; with none, no cost is estimated)",
+            help="price per million tokens (the model's where it lists one; none: no cost)",
         )
 
 

@@ -66,6 +66,7 @@ from ..facts import (
     TEXTS_HELD,
 )
 from ..planning.budget import check_budget
+from ..planning.fit import fit_size
 from ..planning.sizing import measure_text, size_index
 from ..planning.sweep import sweep_dense_texts, sweep_text
 from ..weights import EMBEDDING_MODEL
@@ -453,6 +454,13 @@ def _op_size(request: JSON) -> JSON:
     return size_index(**fields, measured=measure_text(_text(request), params)).to_json()
 
 
+def _op_fit(request: JSON) -> JSON:
+    """The largest size at which every chunk of the text, encoded on its own, fits the
+    model's input limit with its special tokens (:func:`~pyapp.planning.fit.fit_size`),
+    for the chunk op's fields (token unit, a model or ``max_tokens``)."""
+    return fit_size(_text(request), _params(request)).to_json()
+
+
 def _op_budget(request: JSON) -> JSON:
     fields = {"window": None, "top_k": None, "size": None, **_fields(request, _BUDGET_FIELDS)}
     return check_budget(**fields).to_json()
@@ -591,6 +599,7 @@ OPS: dict[str, Callable[[JSON], JSON]] = {
     "checks": _op_checks,
     "size": _op_size,
     "budget": _op_budget,
+    "fit": _op_fit,
     "sweep": _op_sweep,
     "evidence": _op_evidence,
     "segments": _op_segments,

@@ -190,7 +190,9 @@ def test_every_encoding_and_model_preset_matches_the_command_line_and_flags_what
         settled(page, expected)
         cost = page.get_by_test_id("summary-cost")
         if price:
-            expect(cost).to_have_attribute("data-value", js_number(expected["summary"]["estimated_cost"]))
+            expect(cost).to_have_attribute(
+                "data-value", js_number(expected["summary"]["estimated_cost"])
+            )
         else:
             assert expected["summary"]["estimated_cost"] is None
             expect(cost).to_be_hidden()
