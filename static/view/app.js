@@ -17,6 +17,7 @@ import { CardRenderer } from "./cards.js";
 import { mountCentre } from "./centre.js";
 import { buildControls, customRatioHint, showSettings, showUnit } from "./controls.js";
 import { EncodingInfo } from "./encodings.js";
+import { mountFit } from "./fit.js";
 import { mountFileOpen } from "./file-open.js";
 import * as fmt from "./format.js";
 import { readHash, writeHash } from "./hash.js";
@@ -29,7 +30,7 @@ import { guardPaste } from "./paste-guard.js";
 import { Status } from "./status.js";
 import { mountSplitter, splitterFields } from "./splitter.js";
 import { renderSummary } from "./summary.js";
-import { TextStore } from "./text-store.js";
+import { TextStore, keepSettings, keptSettings } from "./text-store.js";
 
 // Typing in the text box waits for a pause; an edit of a field (size, overlap,
 // ratio, price) is sent at once: the engine client drops a superseded call's
@@ -186,6 +187,7 @@ function saveHash() {
   const hash = writeHash(settings);
   if (location.hash !== hash) history.replaceState(null, "", hash);
   ui.shareLink.href = hash;
+  keepSettings(hash); // beside the text, for the next visit (static/view/text-store.js)
 }
 
 function buildRequest(op) {
@@ -251,6 +253,7 @@ async function compute() {
     centre.landed(request, response.result, { showBreaks: response.result.params.unit === "token" && settings.tb });
     tools.viewLanded(request);
     evidence.viewLanded(request);
+    fit.viewLanded(request, response.result);
     audit.viewLanded();
     askChecks(request, response.result);
   } else if (typingIn() !== null) {
@@ -559,6 +562,7 @@ for (const button of document.querySelectorAll("[data-example]")) {
 
 window.addEventListener("hashchange", () => {
   settings = readHash(location.hash);
+  keepSettings(writeHash(settings));
   showSettings(ui, settings);
   splitter.show();
   showSplitterUnit();
@@ -664,6 +668,15 @@ const evidence = mountEvidence({
   apply: ({ overlap }) => applySettings({ ...settings, overlap: String(overlap), om: "units" }),
 });
 
+// ---------------------------------------------------------------- fit the size to the model
+
+// The largest size whose chunks all fit the model (the engine's), put into the size field.
+const fit = mountFit({
+  engine,
+  node: $("#fit-line"),
+  apply: ({ size }) => applySettings({ ...settings, size: String(size) }),
+});
+
 // ---------------------------------------------------------------- audit and compare
 
 const audit = mountAudit({
@@ -680,7 +693,8 @@ const audit = mountAudit({
 
 // ---------------------------------------------------------------- start
 
-settings = readHash(location.hash);
+// A link's settings win; a page opened without any takes those kept by the last visit.
+settings = readHash(location.hash.length > 1 ? location.hash : keptSettings());
 showSettings(ui, settings);
 splitter.show();
 showSplitterUnit();
