@@ -101,7 +101,7 @@ def test_every_encoding_and_model_preset_matches_the_command_line_and_flags_what
     pool.shutdown(wait=False)
 
     page.add_init_script(VOCABULARY_LOG)
-    open_ready(page, f"{site_url}#unit=token&size={SIZE}&overlap={OVERLAP}&om=units&price=1")
+    open_ready(page, f"{site_url}#unit=token&size={SIZE}&overlap={OVERLAP}&om=units")
     put_text(page, TEXT)
     # The service worker precaches every vocabulary wheel (so each works offline); the
     # engine installs none of them before its encoding is chosen.
@@ -193,6 +193,7 @@ def test_every_encoding_and_model_preset_matches_the_command_line_and_flags_what
             expect(cost).to_have_attribute(
                 "data-value", js_number(expected["summary"]["estimated_cost"])
             )
+            expect(cost).to_be_visible()
         else:
             assert expected["summary"]["estimated_cost"] is None
             expect(cost).to_be_hidden()
