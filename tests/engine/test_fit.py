@@ -109,6 +109,17 @@ def test_the_search_is_bounded_and_says_where_it_stopped(monkeypatch: pytest.Mon
     )
 
 
+def test_a_limit_that_would_encode_too_many_chunks_is_refused_before_it_is_tried(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(fit_module, "FIT_WINDOWS", 10)
+    params = parse_params(unit="token", size=12, overlap=1, model="all-MiniLM-L6-v2", max_tokens=12)
+    fit = fit_size(MIXED, params)
+    assert fit.size is None and fit.tried == 0
+    assert fit.reason is not None and fit.reason.startswith("at size 10 this text makes")
+    assert "more than the 10 the fit encodes one by one" in fit.reason
+
+
 def test_the_recursive_splitter_fits_at_the_limit_or_names_the_piece_it_cannot_split() -> None:
     fields = {"splitter": "recursive", "size": 512, "overlap": 0, "model": "all-MiniLM-L6-v2"}
     fit = answer("fit", text=ENGLISH, unit="token", **fields)
