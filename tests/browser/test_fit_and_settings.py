@@ -62,17 +62,24 @@ def test_the_fit_leaves_no_chunk_over_for_every_preset_and_the_recursive_splitte
         fit = take_the_fit(page, MIXED, **fields)
         assert fit["label"].endswith("fits your input limit of 12 tokens")
 
-    # The preset's own limit: all-MiniLM-L6-v2 at 512 fits at 254.
-    model_select.select_option("all-MiniLM-L6-v2")
+    # The presets' own limits, where this text is longer than them (the BERT models):
+    # all-MiniLM-L6-v2 at 512 fits at 254, the 512-token ones at 600 fit at 510 or less.
     put_text(page, LONG)
-    configure(page, size="512", overlap="0")
-    expect(page.get_by_test_id("limit-summary")).to_have_attribute(
-        "data-state", "over", timeout=WAIT_MS
-    )
-    fit = take_the_fit(page, LONG, size=512, overlap=0, model="all-MiniLM-L6-v2")
-    assert fit["label"] == "Fit: size 254 so every chunk fits all-MiniLM-L6-v2's 256 tokens"
+    for model in (m for m in FACTS["models"] if m["encoding"] == "bert-base-uncased"):
+        model_select.select_option(model["name"])
+        limit = model["max_tokens"]["value"]
+        configure(page, size=str(limit + 100), overlap="0")
+        expect(page.get_by_test_id("limit-summary")).to_have_attribute(
+            "data-state", "over", timeout=WAIT_MS
+        )
+        fit = take_the_fit(page, LONG, size=limit + 100, overlap=0, model=model["name"])
+        assert fit["label"].endswith(f"fits {model['name']}'s {limit} tokens"), fit["label"]
+        assert fit["limit"] == limit - 2
+        if model["name"] == "all-MiniLM-L6-v2":
+            assert fit["label"] == "Fit: size 254 so every chunk fits all-MiniLM-L6-v2's 256 tokens"
 
     # The recursive splitter is offered the fit too.
+    model_select.select_option("all-MiniLM-L6-v2")
     page.get_by_test_id("splitter").select_option("recursive")
     configure(page, size="600")
     expect(page.get_by_test_id("limit-summary")).to_have_attribute(
