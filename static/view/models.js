@@ -33,11 +33,6 @@ export function buildModelSelect(select) {
   select.replaceChildren(el("option", { value: "" }, "None: set each figure yourself"), ...groups);
 }
 
-/** A price as typed in the field: 0.02, never 0.020000000000000004. */
-function priceText(value) {
-  return String(Number(value.toPrecision(12)));
-}
-
 /**
  * `settings` with `name`'s figures put in: token unit (the limit is counted in the
  * model's own tokens), its encoding, its limit, and its price (empty where it lists none).
@@ -45,10 +40,11 @@ function priceText(value) {
  */
 export function presetSettings(settings, name) {
   const model = MODELS.get(name);
-  if (!model) return { ...settings, model: "", max: "" };
-  const next = { ...settings, model: name, unit: "token", enc: model.encoding, max: String(model.max_tokens.value) };
-  // A model that lists no price empties the field: no cost rather than one at a made-up price.
-  next.price = model.price_per_million ? priceText(model.price_per_million.value) : "";
+  if (!model) return { ...settings, model: "", maxTokens: "" };
+  const next = { ...settings, model: name, unit: "token", encoding: model.encoding, maxTokens: String(model.max_tokens.value) };
+  // As the engine writes it (0.02, exact); a model that lists no price empties the
+  // field: no cost rather than one at a made-up price.
+  next.price = model.price_per_million ? model.price_per_million.typed : "";
   return next;
 }
 
@@ -100,10 +96,10 @@ export function renderModelFigures(node, settings) {
     return;
   }
   const limit = model.max_tokens.value;
-  const typedMax = settings.max.trim();
+  const typedMax = settings.maxTokens.trim();
   const figures = el("dl", { class: "preset-figures" });
   figures.append(
-    row("encoding", "Encoding", model.encoding, settings.enc !== model.encoding ? settings.enc : null),
+    row("encoding", "Encoding", model.encoding, settings.encoding !== model.encoding ? settings.encoding : null),
     row(
       "max_tokens",
       model.kind === "llm" ? "Context window" : "Input limit",
