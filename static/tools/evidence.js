@@ -415,7 +415,7 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     } else {
       ui.minOverlap.textContent = fmt.unitCount(min, unit);
       ui.minCost.textContent =
-        `At size ${fmt.unitCount(params.size, unit)}, overlap ${fmt.integer(min)} makes ${fmt.integer(summary.chunks_at_min_overlap)} chunks and processes ` +
+        `These passages, exactly where they are: at size ${fmt.unitCount(params.size, unit)}, overlap ${fmt.integer(min)} makes ${fmt.integer(summary.chunks_at_min_overlap)} chunks and processes ` +
         `${fmt.unitCount(summary.processed_units_at_min_overlap, unit)}: ${fmt.percent(summary.extra_volume_at_min_overlap)} extra volume ` +
         `(now: ${fmt.integer(summary.chunks)} chunks, ${fmt.percent(summary.extra_volume)} extra at overlap ${fmt.integer(params.overlap)}).` +
         (min < params.overlap ? " A larger overlap does not always keep every passage whole: the windows move." : "");
