@@ -16,7 +16,7 @@ on the ids this module gives it. Everything else is here:
   token counts (chunk sizes, the truncation lens) read such text as the text it is
   (``[CLS]``: 4 word pieces), as they read every other tokenizer's special tokens.
 * **Pooling** (:func:`mean_pool`): the mean of the hidden states whose attention
-  mask is 1, summed in token order in double precision.
+  mask is 1, each dimension summed exactly (``math.fsum``).
 * **Normalization** (:func:`normalize`): divided by the Euclidean norm (at least
   ``1e-12``, as ``torch.nn.functional.normalize``), so a dot product is the cosine.
 * **Batches** (:func:`batches`): texts of the same length in ids, at most
@@ -45,7 +45,7 @@ import sys
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from operator import add, mul
+from operator import mul
 from typing import Final, Protocol
 
 from ..facts import DENSE_SECONDS_PER_TOKEN
@@ -131,15 +131,16 @@ def model_ids(text: str) -> list[int]:
 
 def mean_pool(hidden: Sequence[float], mask: Sequence[int], *, dim: int = DIMENSION) -> list[float]:
     """The mean of the rows of ``hidden`` (``len(mask)`` rows of ``dim``, flat, row by
-    row) whose ``mask`` is 1. Rows are added in order, in double precision."""
-    total = [0.0] * dim
-    count = 0
-    for row, kept in enumerate(mask):
-        if kept:
-            total = list(map(add, total, hidden[row * dim : (row + 1) * dim]))
-            count += 1
-    count = max(count, 1)  # sentence-transformers clamps the token count at 1e-9
-    return [x / count for x in total]
+    row) whose ``mask`` is 1: each dimension's sum over those rows is exact (``fsum``,
+    the same on every Python and platform), then divided by their number."""
+    kept = [row for row, keep in enumerate(mask) if keep]
+    if len(kept) < len(mask):
+        hidden = [x for row in kept for x in hidden[row * dim : (row + 1) * dim]]
+    end = len(kept) * dim
+    count = max(len(kept), 1)  # sentence-transformers clamps the token count at 1e-9
+    # One strided slice per dimension: the column, summed in C (a row-by-row loop of
+    # additions cost twice as much, about 4% of the model's own time natively).
+    return [math.fsum(hidden[d:end:dim]) / count for d in range(dim)]
 
 
 def normalize(vector: Sequence[float]) -> list[float]:

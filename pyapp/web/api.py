@@ -317,7 +317,8 @@ def _dense_texts(request: JSON) -> list[str]:
     source, items = _evidence_fields(request)
     if request.get("scope", "evidence") == "sweep":
         return sweep_dense_texts(
-            _text(request), unit=request.get("unit", "word"), encoding=request.get("encoding"),
+            _text(request), **_splitter_fields(request),
+            unit=request.get("unit", "word"), encoding=request.get("encoding"),
             size=request.get("size"), overlap=request.get("overlap", 0),
             overlap_mode=request.get("overlap_mode", "units"),
             evidence_jsonl=source, evidence=items,
