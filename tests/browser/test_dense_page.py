@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import WAIT_MS, configure, expect_figure
+from helpers import WAIT_MS, configure, expect_figure, native
 from playwright.sync_api import expect
 
-from pyapp.web.api import handle
 from pyapp.weights import EMBEDDING_MODEL
 
 pytestmark = pytest.mark.browser
@@ -52,7 +51,8 @@ def cli(tmp_path: Path, *flags: str, body: str = TEXT) -> dict[str, Any]:
 
 def load_passages(page: Any, tmp_path: Path, body: str = TEXT) -> None:
     configure(page, text=body, unit="word", size=8, overlap=2)
-    expect_figure(page, "summary-chunks", "6", "6")
+    chunks = str(native("chunk", text=body, unit="word", size=8, overlap=2)["summary"]["chunks"])
+    expect_figure(page, "summary-chunks", chunks, chunks)
     budget = page.locator("#budget-panel > details:has(> summary h2)")
     if budget.count() == 1 and budget.get_attribute("open") is None:
         budget.locator("> summary").click()
@@ -82,11 +82,9 @@ def kept_for_dense(page: Any) -> set[str]:
 def plan_keys(body: str) -> list[str]:
     """The texts the dense check of ``body`` embeds (its chunks and the questions), as
     the engine names them."""
-    request = {"op": "dense_plan", "text": body, "unit": "word", "size": 8, "overlap": 2,
-               "evidence_jsonl": "\n".join(json.dumps(line) for line in LINES)}  # fmt: skip
-    answer = json.loads(handle(json.dumps(request)))
-    assert answer["ok"], answer
-    return list(answer["result"]["keys"])
+    lines = "\n".join(json.dumps(line) for line in LINES)
+    answer = native("dense_plan", text=body, unit="word", size=8, overlap=2, evidence_jsonl=lines)
+    return list(answer["keys"])
 
 
 def test_minilm_loads_on_first_use_matches_the_cli_and_the_cache_answers_after_a_reload(
@@ -257,13 +255,16 @@ def test_a_damaged_model_is_refused_inline_and_nothing_is_lost(
     expect(error).to_contain_text("the model file has sha256")
     expect(error).to_contain_text(f"not the pinned {EMBEDDING_MODEL.sha256[:12]}")
     expect(error).to_contain_text("damaged")
+    expect(error).to_contain_text("The figures below are BM25's")
     expect(page.get_by_test_id("evidence-panel")).to_have_attribute("data-dense", "failed")
-    # Nothing is lost: the text, the two passages, and BM25's figure with BM25 chosen.
+    # Nothing is lost: the text, the two passages checked, BM25's figure, the choice.
     assert page.get_by_test_id("text-input").input_value() == TEXT
     expect(page.get_by_test_id("evidence-item")).to_have_count(2)
-    page.get_by_test_id("retriever").select_option("bm25")
     expect(page.get_by_test_id("retrieval-recall")).to_have_attribute("data-value", bm25)
+    expect(page.get_by_test_id("dense-recall")).to_have_attribute("data-value", "")
+    page.get_by_test_id("retriever").select_option("bm25")
     expect(error).to_be_hidden()
+    expect(page.get_by_test_id("retrieval-recall")).to_have_attribute("data-value", bm25)
     # The file whole again: the next dense check loads it and embeds.
     context.unroute(f"**/{MODEL_FILE}")
     page.get_by_test_id("retriever").select_option("minilm")
