@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import WAIT_MS, configure, expect_figure, native
+from helpers import WAIT_MS, configure, expect_figure, native, wait_until_ready
 from playwright.sync_api import expect
 
 from pyapp.weights import EMBEDDING_MODEL
@@ -230,13 +230,14 @@ def test_the_sweep_says_its_work_first_can_be_cancelled_and_adds_the_clis_dense_
     assert ious == [row["dense_iou"] for row in rows]
 
 
-@pytest.mark.parametrize("context", [{"service_workers": "block"}], indirect=True)
 def test_a_damaged_model_is_refused_inline_and_nothing_is_lost(
     fresh_app: Any, context: Any, tmp_path: Path
 ) -> None:
-    """The site serves a model file with one byte changed: the page refuses it by its
-    sha256 before making a session, says so in the panel, and keeps the text, the
-    passages and BM25; once the file is whole again, the next check loads it."""
+    """The site serves a model file with one byte changed. On a first visit the model's
+    worker refuses it by its sha256; once the service worker controls the page, the
+    service worker refuses it, saying why. Either way the panel says so above BM25's
+    figures and keeps the text and the passages; once the file is whole again, the
+    next check loads it."""
     page = fresh_app
     whole = (Path(__file__).resolve().parents[2] / "dist" / MODEL_FILE).read_bytes()
     damaged = bytearray(whole)
@@ -249,6 +250,7 @@ def test_a_damaged_model_is_refused_inline_and_nothing_is_lost(
     load_passages(page, tmp_path)
     bm25 = page.get_by_test_id("retrieval-recall").get_attribute("data-value")
     assert bm25 not in (None, "")
+    assert page.evaluate("() => navigator.serviceWorker.controller") is None  # a first visit
     page.get_by_test_id("retriever").select_option("minilm")
     error = page.get_by_test_id("evidence-error")
     expect(error).to_be_visible(timeout=MODEL_LOAD_MS)
@@ -265,9 +267,23 @@ def test_a_damaged_model_is_refused_inline_and_nothing_is_lost(
     page.get_by_test_id("retriever").select_option("bm25")
     expect(error).to_be_hidden()
     expect(page.get_by_test_id("retrieval-recall")).to_have_attribute("data-value", bm25)
+
+    # The service worker controls the page now: it checks the file as it keeps it.
+    page.evaluate("() => navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    wait_until_ready(page)
+    load_passages(page, tmp_path)
+    assert page.evaluate("() => navigator.serviceWorker.controller !== null")
+    page.get_by_test_id("retriever").select_option("minilm")
+    expect(error).to_be_visible(timeout=MODEL_LOAD_MS)
+    expect(error).to_contain_text(f"{MODEL_FILE} has sha256")
+    expect(error).to_contain_text(f"not this build's {EMBEDDING_MODEL.sha256[:12]}")
+    expect(page.get_by_test_id("evidence-item")).to_have_count(2)
+    expect(page.get_by_test_id("retrieval-recall")).to_have_attribute("data-value", bm25)
+
     # The file whole again: the next dense check loads it and embeds.
     context.unroute(f"**/{MODEL_FILE}")
-    page.get_by_test_id("retriever").select_option("minilm")
+    page.get_by_test_id("retriever").select_option("both")
     status = page.get_by_test_id("dense-status")
     expect(status).to_have_attribute("data-embedded", "8", timeout=MODEL_LOAD_MS)
     expect(error).to_be_hidden()
