@@ -87,9 +87,7 @@ LITERAL = [
 
 
 @pytest.mark.parametrize("text", LITERAL, ids=range(len(LITERAL)))
-def test_a_literal_special_token_is_its_one_id_as_hugging_face_reads_it(
-    hf: Any, text: str
-) -> None:
+def test_a_literal_special_token_is_its_one_id_as_hugging_face_reads_it(hf: Any, text: str) -> None:
     assert model_ids(text) == hf.encode(text).ids
 
 
