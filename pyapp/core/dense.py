@@ -22,8 +22,10 @@ on the ids this module gives it. Everything else is here:
 * **Batches** (:func:`batches`): texts of the same length in ids, at most
   :data:`BATCH` at a time, so no batch is ever padded and a text's embedding does not
   depend on the texts it was embedded with.
-* **Cache keys** (:func:`text_key`): the sha256 of the text's UTF-8; a cache lives
-  under the model file's sha256, so a key names one vector.
+* **Cache keys** (:func:`text_key`): the sha256 of :data:`IDS_RULE`, a newline and
+  the text's UTF-8; a cache lives under the model file's sha256, so a key names one
+  vector, and a change to how a text becomes ids (a new :data:`IDS_RULE`) never serves
+  a vector made under the old one.
 
 >>> ids = model_ids("Hello, world!")
 >>> ids[0], ids[-1], len(ids)
@@ -149,9 +151,15 @@ def normalize(vector: Sequence[float]) -> list[float]:
     return [x / norm for x in vector]
 
 
+#: The version of the rule that turns a text into the model's ids, part of every cache
+#: key. 2: a literal ``[CLS]``, ``[SEP]``, ``[UNK]``, ``[PAD]`` or ``[MASK]`` is its one id.
+IDS_RULE = "pyapp.model_ids/2"
+
+
 def text_key(text: str) -> str:
-    """The cache key of ``text``'s embedding: the sha256 of its UTF-8, in hex."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    """The cache key of ``text``'s embedding: the sha256 of :data:`IDS_RULE`, a newline
+    and ``text``'s UTF-8, in hex."""
+    return hashlib.sha256(f"{IDS_RULE}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def pack(vector: Sequence[float]) -> bytes:

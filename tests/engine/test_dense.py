@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import hashlib
 import shutil
 import sys
 from importlib import resources
@@ -194,6 +195,19 @@ def test_the_cache_saves_every_model_call_it_can(tmp_path: Path) -> None:
     assert (after.rows, after.calls) == (1, 1)
     assert out[text_key(texts[0])] == vectors[text_key(texts[0])]
     assert set(out) == {text_key(t) for t in edited}
+
+
+def test_a_vector_cached_under_the_old_ids_rule_is_not_served(tmp_path: Path) -> None:
+    # Before literal special tokens became their one id, the key was the text's sha256
+    # alone, and "[CLS]" was read as four word pieces: that vector is not this text's.
+    text = "[CLS] a chunk that names the token"
+    stale = hashlib.sha256(text.encode()).hexdigest()
+    DirStore(tmp_path).put(stale, normalize([1.0] * DIMENSION))
+    fresh = LazyEmbedder()
+    out = embed_texts([text], fresh, DirStore(tmp_path))
+    assert (fresh.rows, fresh.calls) == (1, 1)
+    assert list(out) == [text_key(text)] and text_key(text) != stale
+    assert out[text_key(text)] != normalize([1.0] * DIMENSION)
 
 
 def test_a_repeated_text_is_embedded_once(embedder: NativeEmbedder) -> None:
