@@ -65,6 +65,7 @@ __all__ = [
     "TEXT_VIEW_PAGE",
     "TEXT_VIEW_WHOLE",
     "UNITS",
+    "VIEW_FOLLOWERS",
     "Bound",
     "Encoding",
     "Unit",
@@ -219,6 +220,9 @@ PURPOSES: Final = (
     "dense",
 )
 BACKGROUND_PURPOSES: Final = ("sweep", "warm", "checks", "dense")
+#: Purposes whose calls belong to one main view (its checks, the text view's pages, the
+#: cards past the caps, the sweep of its settings): a newer ``view`` call drops them too.
+VIEW_FOLLOWERS: Final = ("checks", "segments", "cards", "sweep")
 
 
 # ---------------------------------------------------------------------- field bounds
@@ -421,6 +425,7 @@ def page_facts() -> dict[str, Any]:
         "retrievers": list(RETRIEVERS),
         "embedding_model": EMBEDDING_MODEL.to_json(),
         "background_purposes": list(BACKGROUND_PURPOSES),
+        "view_followers": list(VIEW_FOLLOWERS),
         "max_field_chars": MAX_FIELD_CHARS,
         "bounds": {name: bound.to_json() for name, bound in BOUNDS.items()},
         "defaults": {

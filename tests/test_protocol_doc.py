@@ -9,7 +9,7 @@ import ast
 import re
 from pathlib import Path
 
-from pyapp.facts import BACKGROUND_PURPOSES, PURPOSES
+from pyapp.facts import BACKGROUND_PURPOSES, PURPOSES, VIEW_FOLLOWERS
 from pyapp.web.api import OPS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,12 +58,13 @@ def engine_sources() -> list[Path]:
     ]
 
 
-def test_the_doc_lists_every_purpose_and_which_wait_in_the_background() -> None:
+def test_the_doc_lists_every_purpose_which_wait_and_which_a_newer_view_drops() -> None:
     rows = table_rows(section("1. Page <-> worker: tagged messages"), "| purpose |")
     listed = [code(row[0]) for row in rows]
     assert sorted(listed) == sorted(PURPOSES) and len(set(listed)) == len(listed)
     assert {code(row[0]) for row in rows if row[2] == "yes"} == set(BACKGROUND_PURPOSES)
-    assert {row[2] for row in rows} <= {"yes", "no"}
+    assert {code(row[0]) for row in rows if row[3] == "yes"} == set(VIEW_FOLLOWERS)
+    assert {row[2] for row in rows} | {row[3] for row in rows} <= {"yes", "no"}
 
 
 def test_the_doc_lists_every_op_the_door_answers() -> None:

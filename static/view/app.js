@@ -31,10 +31,12 @@ import { mountSplitter, splitterFields } from "./splitter.js";
 import { renderSummary } from "./summary.js";
 import { TextStore } from "./text-store.js";
 
-// Typing in the text box waits for a pause; an edit of a field (size, overlap,
-// ratio, price) is sent at once: the engine client drops a superseded call's
-// answer and the worker skips a call a newer one of the same purpose replaced,
-// so fast typing costs at most the one computation already running.
+// A keystroke in the text box, like an edit of a field (size, overlap, ratio, price),
+// is sent at once: the engine client supersedes the older call of its purpose (and,
+// for the view, the background calls that followed it), and the worker never begins
+// a call the client dropped, so fast typing costs at most the one computation already
+// running. A paste, a drop or a file opened waits this long, so the box is drawn
+// before the worker starts on a megabyte.
 const DEBOUNCE_MS = 150;
 const FIELD_DELAY_MS = 0;
 // A refusal that lands while a number is being typed in a setting waits for a pause
@@ -177,7 +179,6 @@ let lastGood = null;
 /** The audit panel's chunks file shown in the main view instead of the settings' chunks (its ref), or null. */
 let mainChunks = null;
 let timer = 0;
-let viewSeq = 0;
 let ready = false;
 
 // ---------------------------------------------------------------- settings
@@ -236,13 +237,16 @@ async function ask(purpose, request) {
   }
 }
 
+/**
+ * One call for what the screen needs first: the figures, the cards and the text view's
+ * pages in sight come in one answer. The sentence check and the full download's size
+ * follow in a background call of their own (askChecks), which a newer edit drops.
+ */
 async function compute() {
   if (!ready) return;
-  // The sentence check and the full download's size follow in a call of their own.
-  const request = { ...buildRequest("chunk"), checks: false };
-  const seq = ++viewSeq;
+  const request = { ...buildRequest("chunk"), checks: false, ...centre.viewFields() };
   const response = await ask(PURPOSE.view, request);
-  if (response === null || seq !== viewSeq) return; // a newer edit is on its way
+  if (response === null) return; // superseded: a newer edit's call is on its way
   if (response.ok) {
     dropHeld();
     errors.clear();
@@ -314,17 +318,24 @@ for (const input of TYPED_FIELDS) {
  * The view's checks: the sentence check, each card's cut marks and, past a cap, the
  * full download's size. At a megabyte they cost more than the chunking itself, so
  * they come in a call of their own, a background one, after the figures and cards
- * are on screen; a newer edit goes first, and its view makes this answer moot.
+ * are on screen. A newer edit's view call drops it (engine-client.js), so an answer
+ * that comes is this view's: the view with them replaces it, and the last good result.
  */
 async function askChecks(request, result) {
-  const response = await ask(PURPOSE.checks, { ...request, op: "checks" });
-  if (response === null || !response.ok || lastGood?.result !== result) return;
-  const { boundaries: found, cut_marks: marks, export_bytes: bytes } = response.result;
-  result.boundaries = found;
-  if (marks) result.chunks.forEach((chunk, i) => { chunk.cut_marks = marks[i]; });
-  for (const past of [result.capped, result.lifted]) if (past) past.export_bytes = bytes;
-  if (!result.lifted) boundaries.update(result);
-  centre.checksLanded(result);
+  const { text_view: _, ...fields } = request;
+  const response = await ask(PURPOSE.checks, { ...fields, op: "checks" });
+  if (response === null || !response.ok) return;
+  const checked = withChecks(result, response.result);
+  lastGood = { request, result: checked };
+  if (!checked.lifted) boundaries.update(checked);
+  centre.checksLanded(checked);
+}
+
+/** A view's result with its checks' answer put in (a new object; the answers are kept as they came). */
+function withChecks(result, { boundaries: found, cut_marks: marks, export_bytes: bytes }) {
+  const chunks = marks ? result.chunks.map((chunk, i) => ({ ...chunk, cut_marks: marks[i] })) : result.chunks;
+  const past = (cap) => (cap ? { ...cap, export_bytes: bytes } : cap);
+  return { ...result, boundaries: found, chunks, capped: past(result.capped), lifted: past(result.lifted) };
 }
 
 /** While a field is refused the download waits, and says why beside the button. */
@@ -447,7 +458,7 @@ function applySettings(next) {
   onSettingsEdited({ delay: 0 });
 }
 
-ui.text.addEventListener("input", () => {
+ui.text.addEventListener("input", (event) => {
   if (exact) {
     // An edit: the text is now the box's, whose line breaks are LF. Said, not silent.
     ui.breaksNote.textContent = `Edited: the text is now the box's, so its line breaks are LF (they were ${exact.breaks}).`;
@@ -455,7 +466,9 @@ ui.text.addEventListener("input", () => {
     exact = null;
   }
   textStore.save(ui.text.value);
-  schedule();
+  // A keystroke is computed at once; a paste or a drop (a megabyte, maybe) after the pause.
+  const pasted = event.inputType === "insertFromPaste" || event.inputType === "insertFromDrop";
+  schedule(pasted ? DEBOUNCE_MS : 0);
 });
 
 // A paste (or drop) over the byte limit is refused before the text box holds it.
