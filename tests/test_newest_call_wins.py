@@ -69,7 +69,9 @@ await scenario("a newer view drops its followers", async (engine, track) => {
   track("segments", engine.call("segments", { op: "segments", text: "a b", size: "1" }));
   track("size", engine.call("size", { op: "size", size: "1" }));
   track("view", engine.call("view", view(3)));
-  for (const purpose of ["checks", "segments", "size", "view"]) answer(calls(purpose)[0].id, purpose);
+  for (const purpose of ["checks", "segments", "size", "view"]) {
+    answer(calls(purpose)[0].id, purpose);
+  }
 });
 
 // A follower does not drop the view it follows.
