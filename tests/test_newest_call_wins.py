@@ -1,4 +1,4 @@
-""""Newest call wins", the page's one rule for stale answers (static/engine/engine-client.js).
+"""Newest call wins: the page's one rule for stale answers (static/engine/engine-client.js).
 
 The client runs in Node against a scripted worker: each scenario makes calls, lets the
 worker answer them in the order it chooses (a slow older answer after a newer one), and
