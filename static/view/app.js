@@ -31,6 +31,18 @@ import { mountSplitter, splitterFields } from "./splitter.js";
 import { renderSummary } from "./summary.js";
 import { TextStore } from "./text-store.js";
 
+// The page's first frame (the text box painted and usable) comes before any of what
+// follows. When the modules are loaded by the time parsing ends (a warm HTTP cache, a
+// quick server), the browser runs a deferred module before it paints anything: traced
+// on a cold visit, wiring the page here took 45-345 ms of a first paint it then held
+// back. The engine is already starting (static/start.js). A page that is not visible
+// draws no frame, so it waits for none.
+await new Promise((resolve) => {
+  if (document.visibilityState !== "visible") resolve();
+  requestAnimationFrame(() => setTimeout(resolve, 0));
+  setTimeout(resolve, 500); // hidden meanwhile: no frame is coming
+});
+
 // A keystroke in the text box, like an edit of a field (size, overlap, ratio, price),
 // is sent at once: the engine client supersedes the older call of its purpose (and,
 // for the view, the background calls that followed it), and the worker never begins
