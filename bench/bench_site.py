@@ -35,6 +35,12 @@ only ratios within one run compare):
    against a bare textarea (``bench/pages/textarea.html``) given the same paste (the
    file's text put in its value, for the drop) in the same run.
 
+Rows 1, 2 and 9 alone (``--section keystroke``): start-up and typing, each followed by
+the same measure of another build given with ``--before DIR`` (a copy of dist/ built from
+main, say), measured interleaved in the same run; row 9 there and in the site table
+times each of the ten keystrokes, from its input event to the first frame whose
+character count includes it, and the last keystroke alone as before.
+
 Its own section, the newer encodings in the browser (``--section encodings`` runs only
 it): for each encoding whose vocabulary is a wheel of its own (bert-base-uncased,
 llama3, qwen2, tekken), on the same 1,000,000 bytes in token mode,
