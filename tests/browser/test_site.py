@@ -443,16 +443,22 @@ SWEEP_WAITS = """async () => {
   await engine.call("counts", { op: "counts", text });  // the text crosses first
   const order = [];
   const busy = engine.call("counts", { op: "chunk", text, unit: "token", size: 50, overlap: 5 });
+  // A background call (a dense-check step, here a plain count) and a view's sweep queue
+  // behind it; then a view.
+  const dense = engine.call("dense", { op: "counts", text, unit: "word" })
+    .then((answer) => order.push(answer === null ? "dense dropped" : "dense"));
   const sweep = engine.call("sweep", { op: "sweep", text, unit: "word", size: 50, overlap: 5 })
-    .then(() => order.push("sweep"));
+    .then((answer) => order.push(answer === null ? "sweep dropped" : "sweep"));
   const view = engine.call("view", { op: "chunk", text, unit: "word", size: 60, overlap: 5 })
     .then(() => order.push("view"));
-  await Promise.all([busy, sweep, view]);
+  await Promise.all([busy, dense, sweep, view]);
   engine.terminate();
   return order;
 }"""
 
 
-def test_a_view_call_is_answered_before_a_sweep_queued_ahead_of_it(app: Any) -> None:
-    # The first chunk call keeps the worker busy while the sweep and then the view queue.
-    assert app.evaluate(SWEEP_WAITS) == ["view", "sweep"]
+def test_a_view_call_is_answered_before_a_background_call_queued_ahead_of_it(app: Any) -> None:
+    # The first chunk call keeps the worker busy while the others queue. The sweep
+    # follows a view, so the newer view drops it at once; the dense step is answered
+    # after the view (background calls go last, after a quiet moment).
+    assert app.evaluate(SWEEP_WAITS) == ["sweep dropped", "view", "dense"]
