@@ -219,10 +219,11 @@ PURPOSES: Final = (
     "lens",
     "dense",
 )
-BACKGROUND_PURPOSES: Final = ("sweep", "warm", "checks", "dense")
+BACKGROUND_PURPOSES: Final = ("sweep", "warm", "checks", "dense", "evidence")
 #: Purposes whose calls belong to one main view (its checks, the text view's pages, the
-#: cards past the caps, the sweep of its settings): a newer ``view`` call drops them too.
-VIEW_FOLLOWERS: Final = ("checks", "segments", "cards", "sweep")
+#: cards past the caps, the sweep and the evidence check of its settings): a newer
+#: ``view`` call drops them too.
+VIEW_FOLLOWERS: Final = ("checks", "segments", "cards", "sweep", "evidence")
 
 
 # ---------------------------------------------------------------------- field bounds

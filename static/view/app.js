@@ -263,12 +263,8 @@ async function compute() {
     dropHeld();
     errors.clear();
     lastGood = { request, result: response.result };
-    render(response.result);
-    centre.landed(request, response.result, { showBreaks: response.result.params.unit === "token" && settings.tb });
-    tools.viewLanded(request);
-    evidence.viewLanded(request);
-    audit.viewLanded();
-    askChecks(request, response.result);
+    renderFigures(response.result);
+    drawTheRest();
   } else if (typingIn() !== null) {
     holdRefusal(response.error);
     refreshCounts(request);
@@ -276,6 +272,31 @@ async function compute() {
     showRefusal(response.error);
     refreshCounts(request);
   }
+}
+
+let restWaits = false;
+
+/**
+ * The figures are drawn in the task the answer lands in; the rest of the newest result
+ * (the strip, the cards, the text view, the panels that follow it, its checks) in the
+ * task after the next frame, so the figures reach the screen first. Answers that land
+ * faster than frames are drawn once: the newest.
+ */
+function drawTheRest() {
+  if (restWaits) return;
+  restWaits = true;
+  const draw = () => {
+    restWaits = false;
+    const { request, result } = lastGood;
+    render(result);
+    centre.landed(request, result, { showBreaks: result.params.unit === "token" && settings.tb });
+    tools.viewLanded(request);
+    evidence.viewLanded(request);
+    audit.viewLanded();
+    askChecks(request, result);
+  };
+  if (document.visibilityState !== "visible") setTimeout(draw, 0); // no frame is coming
+  else requestAnimationFrame(() => setTimeout(draw, 0));
 }
 
 // ---------------------------------------------------------------- refusals while typing
@@ -388,8 +409,9 @@ function renderCounts(counts) {
   }
 }
 
-function render(result) {
-  const { params, summary, capped, chunks } = result;
+/** What a person reads first: the summary, the counts, the overlap and what it costs. */
+function renderFigures(result) {
+  const { params, summary, capped } = result;
   renderSummary(ui.summary, result);
   renderCounts(result.counts);
   // What the boundaries got, in the engine's plain words (a fixed window gets what it asks).
@@ -404,18 +426,23 @@ function render(result) {
   if (params.unit !== "token" && settings.tpu === null) {
     ui.tpu.value = fmt.plain(params.tokens_per_unit);
   }
-  renderOverview(ui.overview, result.overview, summary.chunks, params.unit, Boolean(capped));
-  const shown = result.overview ? result.overview.windows.length : 0;
-  ui.overviewNote.hidden = shown >= summary.chunks;
-  ui.overviewNote.textContent = `Showing the first ${fmt.integer(shown)} of ${fmt.integer(summary.chunks)} windows.`;
   renderCapNotice(ui.capNotice, capped, params.unit);
   ui.download.hidden = Boolean(capped);
   ui.download.disabled = Boolean(capped);
   ui.downloadReason.hidden = true;
   ui.bomNote.hidden = !result.bom_removed;
-  limits.update(result);
   renderModelFigures(ui.modelFigures, settings);
   ui.emptyNote.hidden = summary.chunks !== 0;
+}
+
+/** The rest of a result: the overview strip, the limits and boundaries, the cards. */
+function render(result) {
+  const { params, summary, capped, chunks } = result;
+  renderOverview(ui.overview, result.overview, summary.chunks, params.unit, Boolean(capped));
+  const shown = result.overview ? result.overview.windows.length : 0;
+  ui.overviewNote.hidden = shown >= summary.chunks;
+  ui.overviewNote.textContent = `Showing the first ${fmt.integer(shown)} of ${fmt.integer(summary.chunks)} windows.`;
+  limits.update(result);
   boundaries.update(result);
   cards.render(capped ? [] : chunks, params.unit, params.unit === "token" && settings.tb, params.model ?? "");
 }

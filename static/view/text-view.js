@@ -193,8 +193,13 @@ export class TextView {
     };
     if (whole) view.edges = blocks(view, answer.segments.bounds);
     this.addWindows(view, answer.windows);
-    const reuse = sameText && this.pages.length === view.edges.length - 1 &&
-      this.view.edges.every((edge, i) => edge === view.edges[i]);
+    // The blocks drawn stay when they are the same pages; in the paged view, also after
+    // an edit that kept the number of pages (a keystroke): only the pages in sight are
+    // filled again, and the others keep their measured heights, as near as a line.
+    const samePages = this.view !== null && this.pages.length === view.edges.length - 1;
+    const edited = samePages && !whole && !this.view.whole && !sameText;
+    const reuse = edited || (samePages && sameText && this.view.edges.every((edge, i) => edge === view.edges[i]));
+    if (edited && this.heightsText === this.view.text) this.heightsText = text;
     this.view = view;
     this.root.dataset.rendered = "false";
     this.root.dataset.mode = whole ? "whole" : "paged";
