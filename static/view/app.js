@@ -256,8 +256,20 @@ async function ask(purpose, request) {
  */
 async function compute() {
   if (!ready) return;
+  // One view call at a time: the edits made while it is computed are asked for together
+  // as soon as it lands, so a slow machine draws every answer it can get, not none.
+  if (viewInFlight) {
+    viewAgain = true;
+    return;
+  }
+  viewInFlight = true;
   const request = { ...buildRequest("chunk"), checks: false, ...centre.viewFields() };
   const response = await ask(PURPOSE.view, request);
+  viewInFlight = false;
+  if (viewAgain) {
+    viewAgain = false;
+    schedule(0); // posted from a microtask, after this answer's figures are drawn
+  }
   if (response === null) return; // superseded: a newer edit's call is on its way
   if (response.ok) {
     dropHeld();
@@ -275,12 +287,15 @@ async function compute() {
 }
 
 let restWaits = false;
+let viewInFlight = false;
+let viewAgain = false;
 
 /**
  * The figures are drawn in the task the answer lands in; the rest of the newest result
  * (the strip, the cards, the text view, the panels that follow it, its checks) in the
  * task after the next frame, so the figures reach the screen first. Answers that land
- * faster than frames are drawn once: the newest.
+ * faster than frames are drawn once: the newest. While a newer view call is computed
+ * (typing goes on), the panels and the checks wait for its answer instead.
  */
 function drawTheRest() {
   if (restWaits) return;
@@ -290,6 +305,7 @@ function drawTheRest() {
     const { request, result } = lastGood;
     render(result);
     centre.landed(request, result, { showBreaks: result.params.unit === "token" && settings.tb });
+    if (viewInFlight) return; // the panels and the checks follow the newer view, when it lands
     tools.viewLanded(request);
     evidence.viewLanded(request);
     audit.viewLanded();
