@@ -20,7 +20,6 @@ import pytest
 from pyapp.facts import VIEW_FOLLOWERS, page_facts
 
 ROOT = Path(__file__).resolve().parents[1]
-ENGINE = ROOT / "static" / "engine"
 
 # A fake Worker that records what the client posts and answers when told to; then the
 # scenarios, each printing {"got": {name: answer}, "posted": [...]} as one JSON line.
@@ -97,11 +96,10 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, An
     node = shutil.which("node")
     if node is None:
         pytest.skip("no Node: the build needs it, and so does this test")
-    # The client's own files, and the facts module the build generates beside them.
+    # The page's modules as they are in the tree, and the facts module the build
+    # generates beside them.
     site = tmp_path_factory.mktemp("site") / "static"
-    (site / "engine").mkdir(parents=True)
-    for name in ("engine-client.js", "protocol.js", "text-limit.js"):
-        shutil.copy(ENGINE / name, site / "engine" / name)
+    shutil.copytree(ROOT / "static", site)
     body = json.dumps(page_facts(), sort_keys=True)
     (site / "facts.js").write_text(f"export const FACTS = Object.freeze({body});\n", "utf-8")
     client = (site / "engine" / "engine-client.js").as_uri()
