@@ -20,8 +20,9 @@ GOLDEN: dict[str, dict[str, Any]] = json.loads(ANSWERS.read_text("utf-8"))
 
 
 #: What the chunk export gained with its fifth version (the splitter, the overlap each
-#: boundary produced): without them a fixed-window export is the third version's.
-ADDED = ("splitter", "overlap", "chunk_boundaries")
+#: boundary produced): without them a fixed-window export is the third version's. The
+#: view gained ``in_tokens`` since (the main view in tokens, for the planning panels).
+ADDED = ("splitter", "overlap", "chunk_boundaries", "in_tokens")
 #: What the evidence document's summary gained since, on purpose, within its version:
 #: the overlap that keeps any passage up to the longest item's length whole, and its cost.
 ANY_PLACEMENT = (
