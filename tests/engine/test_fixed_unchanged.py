@@ -113,7 +113,6 @@ def unchanged(request: dict[str, Any], answer: str) -> str:
         if op == "chunk":  # the view names the splitter and what the boundaries got
             for name in ADDED:
                 result.pop(name)
-            result.pop("in_tokens")  # added: the view's figures in tokens, the engine's
         if op == "segments":  # a fixed window's boundaries all get what was asked
             assert result.pop("short_boundaries") == {"at": [], "overlap": []}
             if request.get("model"):  # added: the chosen model's dropped tails (none here)
