@@ -11,9 +11,11 @@
 //     drawn as they scroll near (virtual-cards.js).
 //
 // app.js calls `requestFields()` when it builds a chunk or export request,
-// `landed(request, result, {showBreaks})` when a chunk result is on screen, `goTo(i)`
-// when a chunk is asked for from elsewhere (an evidence link); `redrawCards(tb)` when
-// the token-boundary toggle changes (true when it redrew the lifted cards itself).
+// `viewFields()` for the main view's chunk request (the text view's pages in sight,
+// answered with the figures), `landed(request, result, {showBreaks})` when a chunk
+// result is on screen, `checksLanded(result)` when its checks came, and `goTo(i)` when
+// a chunk is asked for from elsewhere (an evidence link); `redrawCards(tb)` when the
+// token-boundary toggle changes (true when it redrew the lifted cards itself).
 
 import { askEngine } from "../engine/ask.js";
 import { PURPOSE } from "../engine/protocol.js";
@@ -123,6 +125,11 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
       return { ...(lifted ? { caps: false } : {}), columns: stripColumns() };
     },
 
+    /** What the main view's chunk request asks for beyond the settings: the text view's pages. */
+    viewFields() {
+      return { text_view: textView.wanted() };
+    },
+
     /** A chunk result is on screen for `request` (token boundaries drawn or not). */
     landed(request, result, { showBreaks }) {
       current = { request, result };
@@ -137,13 +144,18 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
       drawStrip(result, result.overview);
       if (result.overview.columns !== stripColumns()) restrip();
       textView.cardsShown = !capped;
-      textView.update(request, { chars: result.counts.chars });
+      textView.update(request, { chars: result.counts.chars }, result.text_view ?? null);
       find.landed();
     },
 
-    /** The view's checks came (app.js askChecks): the sentence check, the download's size. */
+    /**
+     * The view's checks came (app.js askChecks): `result` is the view on screen with
+     * them (the sentence check, the download's size). A newer view drops the checks
+     * call (engine-client.js), so they are always this view's.
+     */
     checksLanded(result) {
-      if (current?.result !== result) return;
+      if (current === null) return;
+      current = { request: current.request, result };
       if (result.lifted) boundaries.update({ ...result, chunks: virtual.known });
       showCaps(result);
     },
