@@ -49,9 +49,9 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable
-from itertools import chain, compress, islice, repeat
-from operator import is_, sub
-from typing import TYPE_CHECKING, Final, cast
+from itertools import chain, islice
+from operator import sub
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from ._pretokenize import Pretokenizer
@@ -263,14 +263,16 @@ class PureEncoder:
         not hold once, however often it occurs."""
         pieces = self._pretokenizer.split(text)
         memo = self._memo
-        found = list(map(memo.get, pieces))
-        missing = set(compress(pieces, map(is_, found, repeat(None))))
+        unique = set(pieces)
+        missing = unique.difference(memo)
+        lookup = memo
         if missing:
             fresh = {piece: self._piece_ids(piece) for piece in missing}
+            kept = [(p, ids) for p, ids in fresh.items() if len(p) <= _MEMO_PIECE_MAX]
             room = _MEMO_MAX - len(memo)
-            if room > 0:
-                memo.update(
-                    islice(((p, i) for p, i in fresh.items() if len(p) <= _MEMO_PIECE_MAX), room)
-                )
-            found = list(map(fresh.get, pieces, found))  # a held piece is its own default
-        return list(chain.from_iterable(cast("list[list[int]]", found)))  # no None left
+            memo.update(islice(kept, max(0, room)))
+            if len(kept) < len(fresh) or len(kept) > room:
+                # Not all remembered (the memo is bounded): this text's own table.
+                fresh.update((p, memo[p]) for p in unique.difference(fresh))
+                lookup = fresh
+        return list(chain.from_iterable(map(lookup.__getitem__, pieces)))
