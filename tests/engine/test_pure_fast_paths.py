@@ -112,3 +112,47 @@ def test_the_split_equals_the_match_by_match_scan(name: str, text: str) -> None:
     the text by its end. Both texts with few characters outside ASCII and texts with
     many are drawn."""
     assert pretokenizer(name).split(text) == list(pieces(name, text))
+
+
+def _unreached(name: str, count: int) -> list[str]:
+    """Tokens of two characters or more outside ASCII that the merge of their own
+    bytes does not reach (tiktoken still gives such a token for a whole piece)."""
+    ranks = load_ranks(name)
+    out = []
+    for token in ranks:
+        if token.isascii() or len(token) < 4:
+            continue
+        try:
+            text = token.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if len(text) > 1 and text.isalpha() and heap_merge(token, ranks) != [ranks[token]]:
+            out.append(text)
+            if len(out) == count:
+                break
+    return out
+
+
+@pytest.mark.parametrize("name", BPE)
+def test_a_side_that_is_a_token_the_merge_does_not_reach_is_merged(name: str) -> None:
+    """llama3's "ーション" is a token, but merged from its bytes it is four; as a
+    whole piece tiktoken gives the one token, inside "プレゼンテーション" the four.
+    Each unreached token here follows a letter, so it is a side of a longer piece."""
+    native = _native(name)
+    encode = tokenizers._build_pure(name, load_ranks(name))
+    words = ["プレゼンテーション", " ワークステーション", "ーション"]
+    words += [f"{lead}{token}" for token in _unreached(name, 40) for lead in ("の", "a", "é")]
+    for word in words:
+        assert encode(word) == native(word), word
+    assert encode(" ".join(words)) == native(" ".join(words))
+
+
+@given(text=st.one_of(MIXED, ASCII_WITH_A_FEW_OTHERS, st.text(max_size=30)))
+def test_the_nfc_runs_are_the_scans_whatever_the_text_holds(text: str) -> None:
+    """A text with no character that NFC may change or join is answered from its set
+    of characters; any text gets the runs the full scan finds."""
+    from pyapp.core.tokenizers._normalize import normalizer
+
+    norm = normalizer()
+    scanned = [(a - 1 if a else a, b) for a, b in (m.span() for m in norm._unstable.finditer(text))]
+    assert norm.unstable_runs(text) == scanned

@@ -41,7 +41,9 @@ piece up in a memo, and merges the pieces it has not seen:
   part of the merge ever spans such a place, so it is a token boundary of
   ``P(piece)`` and, by 1., each side merges alone. The sides (mostly the words of a
   CJK run, which the pre-tokenizers keep as one piece) repeat far more than whole
-  pieces do, and are looked up in the same memo.
+  pieces do, and are remembered in a memo of their own: a side gets ``P``, never
+  the shortcut tiktoken gives a whole piece that is a token (it takes that token
+  even where the merge would not reach it).
 
 >>> ranks = {b"a": 0, b"b": 1, b"ab": 2, b"aa": 3, b"aab": 4}
 >>> heap_merge(b"aab", ranks)
@@ -389,23 +391,27 @@ class PureEncoder:
         self._ranks = ranks
         self._pretokenizer = pretokenizer
         self._memo: dict[str, list[int]] = {}
+        #: The merge of each side (:class:`Junctions`) of a piece, by its text.
+        self._sides: dict[str, list[int]] = {}
         self._merger = Merger(ranks)
 
     def _piece_ids(self, piece: str) -> list[int]:
-        data = piece.encode("utf-8")
-        ranks = self._ranks
-        rank = ranks.get(data)
-        if rank is not None:
-            return [rank]
+        """A piece's ids, as tiktoken gives them: the piece's own token if it is
+        one (even one the merge would not reach), else the merge."""
+        rank = self._ranks.get(piece.encode("utf-8"))
+        return [rank] if rank is not None else self._merge(piece)
+
+    def _merge(self, text: str) -> list[int]:
+        """``P(text)``: the merge of its bytes."""
+        data = text.encode("utf-8")
         if len(data) >= LONG_PIECE:
             return self._merger.long_ids(data)
-        return _ids(data, heap_bounds(data, ranks.get), ranks)
+        return _ids(data, heap_bounds(data, self._ranks.get), self._ranks)
 
     def _fresh(self, missing: set[str]) -> dict[str, list[int]]:
         """The ids of pieces the memo does not hold: a piece that is one token in C
         loops, an ASCII one merged whole, the others from their sides
-        (:class:`Junctions`), each side looked up in the memo or merged once (and
-        remembered)."""
+        (:class:`Junctions`), each side merged once (and remembered)."""
         listed, fresh = self._ids_of(missing)
         plain = list(map(str.isascii, listed))
         for piece in compress(listed, plain):
@@ -414,11 +420,11 @@ class PureEncoder:
         if not others:
             return fresh
         sides, begins = junctions(self._ranks).sides(others)
-        memo = self._memo
+        # A side is no piece: it gets the merge, never the piece's shortcut (a side
+        # that is a token the merge does not reach, as llama3's "ーション", is several).
+        memo = self._sides
         known = set(sides)
-        merged, table = self._ids_of(known.difference(memo))
-        for side in merged:
-            table[side] = self._piece_ids(side)
+        table = {side: self._merge(side) for side in known.difference(memo)}
         new_sides = [(side, ids) for side, ids in table.items() if len(side) <= _MEMO_PIECE_MAX]
         memo.update(islice(new_sides, max(0, _MEMO_MAX - len(memo))))
         table.update((side, memo[side]) for side in known.difference(table))
