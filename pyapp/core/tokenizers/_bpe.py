@@ -410,10 +410,11 @@ class PureEncoder:
 
     def _fresh(self, missing: set[str]) -> dict[str, list[int]]:
         """The ids of pieces the memo does not hold: a piece that is one token in C
-        loops, an ASCII one merged whole, the others from their sides
+        loops, an ASCII or a long one merged whole, the others from their sides
         (:class:`Junctions`), each side merged once (and remembered)."""
         listed, fresh = self._ids_of(missing)
-        plain = list(map(str.isascii, listed))
+        # ASCII, and pieces long enough for the block merge (a megabyte of one emoji).
+        plain = [piece.isascii() or len(piece) >= LONG_PIECE for piece in listed]
         for piece in compress(listed, plain):
             fresh[piece] = self._piece_ids(piece)
         others = list(compress(listed, map(not_, plain)))
