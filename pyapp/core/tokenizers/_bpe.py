@@ -58,10 +58,10 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from itertools import accumulate, chain, compress, islice, repeat
 from operator import is_not, not_, or_, sub
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 
 if TYPE_CHECKING:
     from ._pretokenize import Pretokenizer
@@ -443,7 +443,8 @@ class PureEncoder:
         listed = list(pieces)
         ranks = list(map(self._ranks.get, map(str.encode, listed)))
         single = list(map(is_not, ranks, repeat(None)))
-        whole = dict(zip(compress(listed, single), map(_one, compress(ranks, single)), strict=True))
+        found = cast("Iterator[int]", compress(ranks, single))  # no None left
+        whole = dict(zip(compress(listed, single), map(_one, found), strict=True))
         return list(compress(listed, map(not_, single))), whole
 
     def encode_ordinary(self, text: str) -> list[int]:
