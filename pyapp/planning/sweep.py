@@ -63,8 +63,22 @@ from ..errors import InputError
 from ..facts import EVIDENCE_DEFAULTS
 from ..figures import number, round_half_up
 
-__all__ = ["OVERLAP_PERCENTS", "SIZE_FACTORS", "Sweep", "grid", "sweep_dense_texts", "sweep_text"]
+__all__ = [
+    "OVERLAP_PERCENTS",
+    "RECALL_LEFT_OUT",
+    "SIZE_FACTORS",
+    "Sweep",
+    "grid",
+    "sweep_dense_texts",
+    "sweep_text",
+]
 
+#: Why the questions were left out of a sweep (``recall_work``).
+RECALL_LEFT_OUT: Final = (
+    "Recall@k at every setting is left out for a text this long with this many questions:"
+    " it would keep the engine busy for seconds after every change. The evidence check"
+    " shows it for your setting."
+)
 #: Overlap series, in percent of the size.
 OVERLAP_PERCENTS: Final = tuple(range(0, 55, 5))
 #: Size series, as factors of the current size.
@@ -115,37 +129,47 @@ class _Evidence:
         if any(item.question is not None for item in items):
             retrieval, _ = retrieve(self.text, chunking, items, ranges, unit=unit, top_k=self.top_k)
             recall = retrieval.recall_at_k
-        return {
-            "evidence_whole": whole,
-            "evidence_coverage": number(Fraction(whole, len(items))),
-            "recall_at_k": number(recall),
-        }
-
-    def row(self, *, unit: str, size: int, overlap: int) -> dict[str, Any]:
-        items = self.evidence.items
-        whole = count_whole(self.units.first, self.units.last, size=size, overlap=overlap)
-        recall = dense_recall = dense_iou = None
-        if any(item.question is not None for item in items):
-            ranges = item_ranges(self.units, size=size, overlap=overlap)
-            chunking = FixedWindows(self.text, self.seg, plain_params(unit, None, size, overlap))
-            retrieval, _ = retrieve(self.text, chunking, items, ranges, unit=unit, top_k=self.top_k)
-            recall = retrieval.recall_at_k
-            if self.vectors is not None:
-                dense, _ = retrieve_dense(
-                    self.text, chunking, items, ranges, top_k=self.top_k, vectors=self.vectors
-                )
-                dense_recall = dense.recall_at_k
-                if dense.range_metrics is not None:
-                    dense_iou = dense.range_metrics.stat("iou").mean
         out = {
             "evidence_whole": whole,
             "evidence_coverage": number(Fraction(whole, len(items))),
             "recall_at_k": number(recall),
         }
-        if self.vectors is not None:
-            out["dense_recall_at_k"] = number(dense_recall)
-            out["dense_iou"] = number(dense_iou)
-        return out
+        return out | self._dense(chunking, ranges)
+
+    def _dense(
+        self, chunking: Chunking, ranges: list[tuple[tuple[int, int] | None, tuple[int, int]]]
+    ) -> dict[str, Any]:
+        """The dense columns of one chunking (none without vectors)."""
+        if self.vectors is None:
+            return {}
+        recall = iou = None
+        items = self.evidence.items
+        if any(item.question is not None for item in items):
+            dense, _ = retrieve_dense(
+                self.text, chunking, items, ranges, top_k=self.top_k, vectors=self.vectors
+            )
+            recall = dense.recall_at_k
+            if dense.range_metrics is not None:
+                iou = dense.range_metrics.stat("iou").mean
+        return {"dense_recall_at_k": number(recall), "dense_iou": number(iou)}
+
+    def row(self, *, unit: str, size: int, overlap: int) -> dict[str, Any]:
+        items = self.evidence.items
+        whole = count_whole(self.units.first, self.units.last, size=size, overlap=overlap)
+        recall = None
+        dense = {} if self.vectors is None else {"dense_recall_at_k": None, "dense_iou": None}
+        if any(item.question is not None for item in items):
+            ranges = item_ranges(self.units, size=size, overlap=overlap)
+            chunking = FixedWindows(self.text, self.seg, plain_params(unit, None, size, overlap))
+            retrieval, _ = retrieve(self.text, chunking, items, ranges, unit=unit, top_k=self.top_k)
+            recall = retrieval.recall_at_k
+            dense = self._dense(chunking, ranges)
+        out = {
+            "evidence_whole": whole,
+            "evidence_coverage": number(Fraction(whole, len(items))),
+            "recall_at_k": number(recall),
+        }
+        return out | dense
 
 
 def _row(
@@ -241,6 +265,12 @@ def grid(params: Params) -> list[tuple[str, int, int]]:
 def sweep_dense_texts(
     text: str,
     *,
+    splitter: object = "fixed",
+    separators_preset: object = None,
+    separators: object = None,
+    separator_regex: object = None,
+    keep_separator: object = None,
+    strip: object = None,
     unit: object = "word",
     encoding: object = None,
     size: object,
@@ -255,8 +285,10 @@ def sweep_dense_texts(
     only now and then, but every row at overlap 0 of a size shares nothing): the
     count here is what the model has to do before the cache helps."""
     params = parse_params(
-        unit=unit, encoding=encoding, size=size, overlap=overlap, overlap_mode=overlap_mode
-    )
+        unit=unit, encoding=encoding, size=size, overlap=overlap, overlap_mode=overlap_mode,
+        splitter=splitter, separators_preset=separators_preset, separators=separators,
+        separator_regex=separator_regex, keep_separator=keep_separator, strip=strip,
+    )  # fmt: skip
     text, _ = strip_bom(text)
     check_size(text)
     read = read_evidence(text, jsonl=evidence_jsonl, items=evidence)
@@ -290,12 +322,16 @@ def sweep_text(
     top_k: object = None,
     fit: bool = False,
     vectors: Vectors | None = None,
+    recall_work: int | None = None,
 ) -> Sweep:
     """Sweep ``text`` around one configuration (validated like ``chunk``'s), with the
     evidence columns when ``evidence_jsonl`` or ``evidence`` is given (``fit``: evidence
     made on another text is refused, as the ``evidence`` command refuses it), and the
     dense ones (``dense_recall_at_k``, ``dense_iou``) when ``vectors`` holds the
-    embeddings of :func:`sweep_dense_texts` (the fixed window only)."""
+    embeddings of :func:`sweep_dense_texts` (of the same splitter and settings). With
+    ``recall_work``, the questions are left out (and ``evidence.note`` says so) when the
+    text's code points x (questions + 10) exceed it: recall at every setting would be
+    that much BM25 work."""
     params = parse_params(
         unit=unit,
         encoding=encoding,
@@ -310,12 +346,18 @@ def sweep_text(
         strip=strip,
     )
     check = None
+    note: str | None = None
     text, _ = strip_bom(text)  # not text, as in every chunk run (and evidence offsets)
     check_size(text)
     seg = segment(text, params)
     if evidence_jsonl is not None or evidence is not None:
         k = parse_whole("top_k", EVIDENCE_DEFAULTS["top_k"] if top_k is None else top_k)
         read = read_evidence(text, jsonl=evidence_jsonl, items=evidence, fit=fit)
+        questions = sum(1 for item in read.items if item.question is not None)
+        if recall_work is not None and questions and len(text) * (questions + 10) > recall_work:
+            note = RECALL_LEFT_OUT
+            vectors = None  # the dense columns are recall too
+            read = replace(read, items=tuple(replace(i, question=None) for i in read.items))
         spans = [(item.start, item.end) for item in read.items]
         check = _Evidence(text, seg, read, item_units(text, seg, spans), k, vectors)
     elif vectors is not None:
@@ -325,10 +367,6 @@ def sweep_text(
     c, o = params.size, params.overlap
 
     measured = params.splitter != "fixed"
-    if measured and vectors is not None:
-        raise InputError(
-            "splitter", "the sweep's dense columns are drawn for the fixed window only"
-        )
     sentences = split_sentences_kept(text) if measured else []
 
     def row(series: str, sz: int, ov: int, *, current: bool) -> dict[str, Any]:
@@ -361,5 +399,6 @@ def sweep_text(
             "questions": sum(1 for i in check.evidence.items if i.question is not None),
             "top_k": check.top_k,
             "errors": [e.to_json() for e in check.evidence.errors],
+            **({"note": note} if note else {}),
         },
     )
