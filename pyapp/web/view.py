@@ -36,6 +36,7 @@ from ..facts import CARDS_PER_CALL, MAX_BYTES, UNITS
 from ..figures import Derivation, show
 from ..planning.remedies import with_remedies
 from .export_size import export_size
+from .sliders import slider_ranges
 
 __all__ = [
     "OVERVIEW_WINDOWS",
@@ -267,6 +268,7 @@ def chunk_view(text: str, params: Params, *, checks: bool = True) -> JSON:
         "chunks": chunks,
         "counts": counts(text, tokens=summary.units if params.unit == "token" else None),
         "overview": overview(text, params),
+        "sliders": slider_ranges(summary.units, params),
     }
 
 
