@@ -171,7 +171,18 @@ def test_no_text_is_covered_overlapped_or_clipped_at_any_width(app: Any) -> None
                 found[f"{width}px at {where}"] = faults
         if clipped := app.evaluate(FIND_CLIPPED_TABS_AND_TABLES):
             found[f"{width}px tabs and tables"] = clipped
+    # Wide, the settings column has no bar and no scroll box of its own: scrolled
+    # anywhere down the page, its last field is on screen, whole, with the sliders.
     app.set_viewport_size({"width": 1280, "height": 900})
+    expect(app.get_by_test_id("settings-toggle")).to_be_hidden()
+    for where in (1200, 2400, app.evaluate("document.documentElement.scrollHeight")):
+        app.evaluate("(y) => window.scrollTo(0, y)", where)
+        for testid in ("price-input", "share-link", "size-slider", "overlap-slider"):
+            box = app.get_by_test_id(testid).bounding_box()
+            assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 900, (
+                f"{testid} is cut off at scroll {where}: {box}"
+            )
+    app.evaluate("window.scrollTo(0, 0)")
     assert found == {}, "\n".join(f"{k}:\n  " + "\n  ".join(v) for k, v in found.items())
 
 
