@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from helpers import WAIT_MS, configure, native, put_text
 from playwright.sync_api import expect
 
@@ -170,13 +171,17 @@ FIND_WIDE = """() => {
 }"""
 
 
-def open_every_panel(page: Any) -> None:
+def open_every_panel(page: Any, splitter: str = "fixed") -> None:
     """Every fold open, an evidence passage listed (its figures, its sweep tab), the
     sweep drawn: the page at its fullest, as a person exploring it leaves it."""
     toggle = page.get_by_test_id("settings-toggle")
     if toggle.is_visible() and toggle.get_attribute("aria-expanded") == "false":
         toggle.click()  # a narrow screen: the settings' drawer open too
-    configure(page, text=TEXT, unit="word", size="24", overlap="4")
+    if splitter == "recursive":  # its own settings in the column, and more sweep columns
+        page.get_by_test_id("splitter").select_option("recursive")
+        expect(page.get_by_test_id("recursive-settings")).to_be_visible()
+    unit = "word" if splitter == "fixed" else "char"
+    configure(page, text=TEXT, unit=unit, size="24" if unit == "word" else "120", overlap="4")
     page.get_by_test_id("evidence-jsonl").evaluate("(box) => box.closest('details').open = true")
     page.get_by_test_id("evidence-jsonl").fill(
         '{"id": "e1", "quote": "the split sentence is still found whole"}'
@@ -191,10 +196,19 @@ def open_every_panel(page: Any) -> None:
     expect(page.get_by_test_id("sweep-table").locator("tbody tr").first).to_be_visible()
 
 
-def test_no_text_is_covered_overlapped_or_clipped_at_any_width(app: Any) -> None:
-    open_every_panel(app)
+# The recursive splitter adds its settings to the column and columns to the sweep table:
+# the widths where those are tightest (a phone, a tablet, beside the settings).
+@pytest.mark.parametrize(
+    ("splitter", "widths"),
+    [("fixed", WIDTHS), ("recursive", (375, 768, 1280))],
+    ids=["fixed", "recursive"],
+)
+def test_no_text_is_covered_overlapped_or_clipped_at_any_width(
+    app: Any, splitter: str, widths: tuple[int, ...]
+) -> None:
+    open_every_panel(app, splitter)
     found: dict[str, list[str]] = {}
-    for width in WIDTHS:
+    for width in widths:
         app.set_viewport_size({"width": width, "height": 800})
         height = app.evaluate("document.documentElement.scrollHeight")
         if wide := app.evaluate(FIND_WIDE):
