@@ -339,6 +339,17 @@ def test_the_sliders_move_with_the_keyboard_and_keep_in_step_with_the_fields(app
     shows(app, moved, 0)
     overlap.press("ArrowUp")
     shows(app, moved, 1)
+    # Dragged with the pointer, the figures follow as it moves.
+    box = size.bounding_box()
+    assert box is not None
+    middle = box["y"] + box["height"] / 2
+    app.mouse.move(box["x"] + 4, middle)
+    app.mouse.down()
+    app.mouse.move(box["x"] + box["width"] * 0.75, middle, steps=5)
+    app.mouse.up()
+    dragged = int(app.get_by_test_id("size-input").input_value())
+    assert moved < dragged < words
+    shows(app, dragged, 1)
     # Typed into the field, the number moves the slider.
     configure(app, size="30", overlap="6")
     shows(app, 30, 6)
