@@ -37,7 +37,11 @@ TEXT = (
 #   scroll box a person can scroll) cuts off part of the text.
 # Text in a visually hidden element (1 px or less), or under transparent or hidden
 # boxes, is not something a person sees, and is left out.
-FIND_FAULTS = """() => {
+FIND_FAULTS = """async (y) => {
+  // Scrolled to `y`, and looked at once the page has drawn that screen (cards drawn
+  // only in sight are laid out in the frame after they come into it).
+  window.scrollTo(0, y);
+  for (let i = 0; i < 2; i++) await new Promise((done) => requestAnimationFrame(done));
   const W = innerWidth, H = innerHeight;
   const tiny = (r) => r.width <= 1 || r.height <= 1;
   const name = (e) => {
@@ -215,8 +219,7 @@ def test_no_text_is_covered_overlapped_or_clipped_at_any_width(
             found[f"{width}px sideways"] = wide
         # Screen by screen, top to bottom: a sticky box covers only once scrolled.
         for where in range(0, height, 800):
-            app.evaluate("(y) => window.scrollTo(0, y)", where)
-            faults = app.evaluate(FIND_FAULTS)
+            faults = app.evaluate(FIND_FAULTS, where)
             if faults:
                 found[f"{width}px at {where}"] = faults
         if clipped := app.evaluate(FIND_CLIPPED_TABS_AND_TABLES):
