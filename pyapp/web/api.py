@@ -332,6 +332,7 @@ def _dense_texts(request: JSON) -> list[str]:
     if request.get("scope", "evidence") == "sweep":
         return sweep_dense_texts(
             _text(request),
+            **_splitter_fields(request),
             **_window_fields(request),
             evidence_jsonl=source,
             evidence=items,

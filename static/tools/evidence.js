@@ -242,10 +242,14 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     const base = { op: "evidence", ...settingOf(view), evidence: list.request(), retriever };
     let { k, from } = kTyped();
     kAsked = k;
+    let denseFailed = null;
     if (retriever !== "bm25") {
       const embedded = await embed(base);
       if (embedded === null) return; // a newer edit: its own check follows
-      base.vectors = embedded.vectors;
+      // The model failed: BM25's figures, with the failure said above them (the
+      // retriever choice stays in reach; the next check tries the model again).
+      if ("failed" in embedded) [denseFailed, base.retriever] = [embedded.failed, "bm25"];
+      else base.vectors = embedded.vectors;
     }
     let response = await call(PURPOSE.evidence, { ...base, top_k: k });
     if (dirty || response === null) return; // a newer edit: its own check follows
@@ -260,7 +264,7 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
       showRefused(response.error.message);
       return;
     }
-    shown = { request: { ...base, top_k: k }, result: response.result, k, from, kRefused };
+    shown = { request: { ...base, top_k: k }, result: response.result, k, from, kRefused, denseFailed };
     announce();
     render();
   }
@@ -268,7 +272,8 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
   /**
    * The vectors of every text the dense check of `base` needs: from this browser's
    * cache, or from the model (loaded on first use), with progress. Null when a newer
-   * edit made the check stale (what was embedded is kept for the next one).
+   * edit made the check stale (what was embedded is kept for the next one);
+   * `{failed: message}` when the model could not be loaded or run.
    */
   async function embed(base) {
     ui.progress.hidden = false;
@@ -289,8 +294,7 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
       if (err instanceof Cancelled || dirty) return null;
       panel.dataset.dense = "failed";
       ui.progress.hidden = true;
-      showRefused(`Dense retrieval failed: ${messageOf(err)}`);
-      return null;
+      return { failed: messageOf(err) };
     }
   }
 
@@ -356,7 +360,8 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     const retrieval = result.retrieval ?? { recall_at_k: null, skipped: "BM25 was not asked for", context_units: null, context_repeated_units: null };
     const unit = params.unit;
     panel.dataset.state = "ready";
-    ui.error.hidden = true;
+    ui.error.hidden = shown.denseFailed === null;
+    ui.error.textContent = shown.denseFailed === null ? "" : `Dense retrieval failed: ${shown.denseFailed}. The figures below are BM25's.`;
     ui.out.hidden = false;
     ui.empty.hidden = true;
     ui.exportJsonl.disabled = false;
