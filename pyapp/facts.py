@@ -51,6 +51,7 @@ __all__ = [
     "VERDICTS",
     "MAX_PROCESSED_UNITS",
     "MAX_OVERLAP_TRIES",
+    "SLIDER_SIZE_MAX",
     "MAX_QUOTE",
     "OVERLAP_MODES",
     "OVER_BYTE_LIMIT",
@@ -439,6 +440,9 @@ SPLITTERS: Final = {
 NO_WORD_UNIT: Final = (
     "LangChain's splitter counts characters or tokens; words are none of its length functions"
 )
+#: The size slider reaches the text's own length (a longer chunk changes nothing),
+#: but no further than this many units; the number field beside it takes any size.
+SLIDER_SIZE_MAX: Final = 8192
 #: The smallest overlap keeping every evidence item whole has no closed form for the
 #: recursive splitter: it is found by chunking again at overlap 0, 1, 2, ... this many.
 MAX_OVERLAP_TRIES: Final = 200

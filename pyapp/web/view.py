@@ -36,6 +36,7 @@ from ..facts import CARDS_PER_CALL, MAX_BYTES, STRIP_COLUMNS_DEFAULT, UNITS
 from ..figures import Derivation, round_half_up, show
 from ..planning.remedies import with_remedies
 from .export_size import export_size
+from .sliders import slider_ranges
 from .strip import strip
 
 __all__ = [
@@ -272,6 +273,7 @@ def chunk_view(
         "counts": counts(text, tokens=summary.units if params.unit == "token" else None),
         "overview": overview(text, params, columns),
         "in_tokens": in_tokens(summary.units, params),
+        "sliders": slider_ranges(summary.units, params),
     }
 
 

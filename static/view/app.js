@@ -26,11 +26,14 @@ import { readHash, writeHash } from "./hash.js";
 import { LimitView } from "./limits.js";
 import { ExactText } from "./line-breaks.js";
 import { buildModelSelect, presetForTools, presetSettings, renderModelFigures } from "./models.js";
+import { mountNarrowTables } from "./narrow-tables.js";
 import { mountNumberKeys } from "./number-keys.js";
 import { guardPaste } from "./paste-guard.js";
 import { Status } from "./status.js";
 import { mountSplitter, splitterFields } from "./splitter.js";
 import { renderSummary } from "./summary.js";
+import { mountSettingsBar } from "./settings-bar.js";
+import { mountSliders } from "./sliders.js";
 import { TextStore, keepSettings, keptSettings } from "./text-store.js";
 
 // The page's first frame (the text box painted and usable) comes before any of what
@@ -434,6 +437,8 @@ function renderCounts(counts) {
 /** What a person reads first: the summary, the counts, the overlap and what it costs. */
 function renderFigures(result) {
   const { params, summary, capped } = result;
+  sliders.landed(result);
+  settingsBar.landed(result);
   renderSummary(ui.summary, result);
   renderCounts(result.counts);
   // What the boundaries got, in the engine's plain words (a fixed window gets what it asks).
@@ -699,6 +704,11 @@ mountNumberKeys(document, (input) => {
   if (input === ui.overlap && settings.overlapMode === "percent") return FACTS.bounds.overlap_percent;
   return FACTS.bounds[input.dataset.bound ?? input.dataset.param] ?? {};
 });
+
+// The size and overlap sliders beside their fields; the narrow screen's settings bar.
+const sliders = mountSliders(ui.form, { size: ui.size, overlap: ui.overlap });
+const settingsBar = mountSettingsBar($('[data-testid="settings-bar"]'), $("#settings-more"));
+mountNarrowTables(document); // a wide table shown row by row on a phone
 
 // ---------------------------------------------------------------- planning tools
 

@@ -25,8 +25,9 @@ GOLDEN: dict[str, dict[str, Any]] = json.loads(ANSWERS.read_text("utf-8"))
 
 #: What the chunk export gained with its fifth version (the splitter, the overlap each
 #: boundary produced): without them a fixed-window export is the third version's. The
-#: view gained ``in_tokens`` since (the main view in tokens, for the planning panels).
-ADDED = ("splitter", "overlap", "chunk_boundaries", "in_tokens")
+#: view gained ``in_tokens`` since (the main view in tokens, for the planning panels),
+#: and ``sliders`` (where the size and overlap sliders reach).
+ADDED = ("splitter", "overlap", "chunk_boundaries", "in_tokens", "sliders")
 #: What the evidence document's summary gained since, on purpose, within its version:
 #: the overlap that keeps any passage up to the longest item's length whole, and its cost.
 ANY_PLACEMENT = (
