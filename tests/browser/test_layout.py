@@ -70,17 +70,21 @@ FIND_FAULTS = """async (y) => {
     }
     return false;
   };
-  // Scrolled out of its own scroll box: not on screen, and a scroll away (not a fault).
-  const scrolledOut = (r, e) => {
+  // What a person sees of a line inside the scroll boxes that hold it: a line scrolled
+  // out of its box is not on screen (null, a scroll away, not a fault), and a line its
+  // box cuts at an edge shows only the part inside the box.
+  const inScrollBoxes = (r, e) => {
+    let { left, right, top, bottom } = r;
     for (let up = e.parentElement; up && up !== document.body; up = up.parentElement) {
       const style = getComputedStyle(up);
       const scrolls = (v) => v === "auto" || v === "scroll";
       if (!scrolls(style.overflowX) && !scrolls(style.overflowY)) continue;
       const box = up.getBoundingClientRect();
-      const beside = r.right <= box.left || r.left >= box.right;
-      if (beside || r.bottom <= box.top || r.top >= box.bottom) return true;
+      left = Math.max(left, box.left); right = Math.min(right, box.right);
+      top = Math.max(top, box.top); bottom = Math.min(bottom, box.bottom);
+      if (right <= left || bottom <= top) return null;
     }
-    return false;
+    return { left, right, top, bottom, width: right - left, height: bottom - top };
   };
   const pieces = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -92,9 +96,9 @@ FIND_FAULTS = """async (y) => {
     if (hidden(owner)) continue;
     const range = document.createRange();
     range.selectNodeContents(node);
-    for (const r of range.getClientRects()) {
-      if (tiny(r) || r.bottom <= 0 || r.top >= H || r.right <= 0 || r.left >= W) continue;
-      if (scrolledOut(r, owner)) continue;
+    for (const line of range.getClientRects()) {
+      const r = inScrollBoxes(line, owner);
+      if (r === null || tiny(r) || r.bottom <= 0 || r.top >= H || r.right <= 0 || r.left >= W) continue;
       pieces.push({ owner, r, text: node.data.trim().slice(0, 30) });
     }
   }
