@@ -18,9 +18,10 @@
 //   `vocabulary`: how far the load of an encoding's vocabulary wheel got (the call
 //   that needed it is answered after "ready", or as an encoding error after "failed").
 //
-/** @typedef {{type: "call", id: number, purpose: string, request: string, attachment?: {field: string, bytes: ArrayBuffer}}} PageMessage */
+/** @typedef {{type: "call", id: number, purpose: string, request: string, attachment?: {field: string, bytes: ArrayBuffer}} | {type: "hold", on: boolean}} PageMessage */
 //   `request` is JSON text for pyapp.web.api.handle. `attachment` (transferred, not
 //   copied): bytes the worker adds to the request as the base64 string `field`.
+//   `hold`: the page draws a large new text; the warm-up waits from `on: true` to `on: false`.
 
 import { FACTS } from "../facts.js";
 
