@@ -50,6 +50,7 @@ __all__ = [
     "MAX_DENSE_CHUNKS",
     "DENSE_PAGE_SECONDS_PER_TOKEN",
     "DENSE_SECONDS_PER_TOKEN",
+    "MAX_RETRIEVAL_CHUNKS",
     "MAX_RETRIEVAL_PAIRS",
     "MAX_RETRIEVAL_UNITS",
     "KEEP_SEPARATOR",
@@ -97,9 +98,13 @@ MAX_IMPORTED_CHUNKS: Final = 100_000
 #: (:mod:`pyapp.core.anchor`).
 VERDICTS: Final = ("given", "corrected", "normalized", "missing")
 #: The retrieval check scores, per question, the chunks holding one of its terms (or
-#: every chunk, when that is cheaper): past this many (question, chunk) pairs in all
-#: it is skipped before scoring any, and says so.
-MAX_RETRIEVAL_PAIRS: Final = 20_000_000
+#: every chunk, when that is cheaper): past this many (term, chunk) steps in all
+#: (``pyapp.core.bm25.ChunkIndex.pairs``) it is skipped before scoring any, and says
+#: so. About a second natively at this many.
+MAX_RETRIEVAL_PAIRS: Final = 30_000_000
+#: The retrieval check indexes every chunk: past this many chunks it is skipped
+#: before indexing any (about half a second natively at this many).
+MAX_RETRIEVAL_CHUNKS: Final = 100_000
 #: Dense retrieval embeds every chunk of the setting: past this many chunks it is
 #: skipped, and says so (a model call is tens of milliseconds per chunk).
 MAX_DENSE_CHUNKS: Final = 20_000
@@ -397,6 +402,7 @@ def page_facts() -> dict[str, Any]:
             "chunks_file_bytes": MAX_CHUNKS_FILE_BYTES,
             "imported_chunks": MAX_IMPORTED_CHUNKS,
             "retrieval_pairs": MAX_RETRIEVAL_PAIRS,
+            "retrieval_chunks": MAX_RETRIEVAL_CHUNKS,
             "dense_chunks": MAX_DENSE_CHUNKS,
         },
         "units": [asdict(unit) for unit in UNITS.values()],
