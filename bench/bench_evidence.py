@@ -96,10 +96,11 @@ def rows(repeat: int) -> tuple[float, float, list[tuple[str, float, str]]]:
         out.append(("the same, one search per quote (before)", old, ""))
     for unit, size, overlap, asked in (
         ("word", 40, 8, 2000),
-        ("word", 40, 8, 350),  # about the most questions its step limit accepts
+        ("word", 40, 8, 300),  # about the most questions its step limit accepts
         ("word", 512, 64, 2000),
         ("word", 5, 0, 100),
-        ("char", 10, 0, 500),  # 100,000 chunks: the chunk limit
+        ("char", 20, 0, 80),  # 50,000 chunks: the chunk limit, and about the most questions
+        ("char", 10, 0, 500),
         ("char", 1, 0, 500),
         ("word", 1, 0, 200),
     ):

@@ -101,10 +101,10 @@ VERDICTS: Final = ("given", "corrected", "normalized", "missing")
 #: every chunk, when that is cheaper): past this many (term, chunk) steps in all
 #: (``pyapp.core.bm25.ChunkIndex.pairs``) it is skipped before scoring any, and says
 #: so. About a second natively at this many.
-MAX_RETRIEVAL_PAIRS: Final = 30_000_000
+MAX_RETRIEVAL_PAIRS: Final = 25_000_000
 #: The retrieval check indexes every chunk: past this many chunks it is skipped
-#: before indexing any (about half a second natively at this many).
-MAX_RETRIEVAL_CHUNKS: Final = 100_000
+#: before indexing any (about a third of a second natively at this many).
+MAX_RETRIEVAL_CHUNKS: Final = 50_000
 #: Dense retrieval embeds every chunk of the setting: past this many chunks it is
 #: skipped, and says so (a model call is tens of milliseconds per chunk).
 MAX_DENSE_CHUNKS: Final = 20_000
