@@ -99,7 +99,7 @@ def rows(repeat: int) -> tuple[float, float, list[tuple[str, float, str]]]:
         ("word", 40, 8, 300),  # about the most questions its step limit accepts
         ("word", 512, 64, 2000),
         ("word", 5, 0, 100),
-        ("char", 20, 0, 80),  # 50,000 chunks: the chunk limit, and about the most questions
+        ("char", 20, 0, 60),  # 50,000 chunks: the chunk limit, and about the most questions
         ("char", 10, 0, 500),
         ("char", 1, 0, 500),
         ("word", 1, 0, 200),
