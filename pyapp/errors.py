@@ -3,7 +3,14 @@ that cannot load says why, and nothing falls back silently."""
 
 from __future__ import annotations
 
-__all__ = ["FIELD_NAMES", "EngineError", "InputError", "TokenizerError", "field_name"]
+__all__ = [
+    "FIELD_NAMES",
+    "EngineError",
+    "InputError",
+    "TokenizerError",
+    "VocabularyMissing",
+    "field_name",
+]
 
 #: How a message names a field for people, where its name is not plain words
 #: (``field`` itself stays the API's name: the page keys on it).
@@ -59,3 +66,14 @@ class InputError(EngineError, ValueError):
 
 class TokenizerError(EngineError, RuntimeError):
     """A tokenizer backend could not be loaded or built (never a silent fallback)."""
+
+
+class VocabularyMissing(TokenizerError):
+    """An encoding's vocabulary file is not installed: ``vocabulary`` names the
+    encoding. The browser's worker installs that vocabulary's wheel when an answer
+    names it, and asks again; so which encodings a request needs is decided here, by
+    what the engine reads, never by the page."""
+
+    def __init__(self, vocabulary: str, message: str) -> None:
+        super().__init__("encoding", message)
+        self.vocabulary = vocabulary

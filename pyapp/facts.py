@@ -29,12 +29,15 @@ __all__ = [
     "BOUNDS",
     "BUDGET_DEFAULTS",
     "BUDGET_EXAMPLES",
+    "BYTE_LIMIT_REMEDIES",
     "CARDS_PER_CALL",
     "CHUNK_DEFAULTS",
     "DEFAULT_ENCODING",
     "ENCODINGS",
     "EVIDENCE_DEFAULTS",
+    "FIELD_DEFAULTS",
     "MAX_BYTES",
+    "MEASURE_UNIT",
     "MAX_CHUNKS",
     "MAX_CHUNKS_FILE_BYTES",
     "MAX_DIGITS",
@@ -47,16 +50,20 @@ __all__ = [
     "MAX_PROCESSED_UNITS",
     "MAX_OVERLAP_TRIES",
     "MAX_QUOTE",
+    "OVERLAP_MODES",
+    "OVER_BYTE_LIMIT",
     "MAX_DENSE_CHUNKS",
     "DENSE_PAGE_SECONDS_PER_TOKEN",
     "DENSE_SECONDS_PER_TOKEN",
     "MAX_RETRIEVAL_CHUNKS",
     "MAX_RETRIEVAL_PAIRS",
     "MAX_RETRIEVAL_UNITS",
+    "MAX_SWEEP_RECALL_WORK",
     "KEEP_SEPARATOR",
     "RETRIEVERS",
     "PRESETS",
     "PURPOSES",
+    "SENTENCE_RULE",
     "SEPARATOR_PRESETS",
     "SPLITTERS",
     "SPLITTER_FIELDS",
@@ -70,6 +77,7 @@ __all__ = [
     "Encoding",
     "Unit",
     "grouped",
+    "over_byte_limit",
     "page_facts",
 ]
 
@@ -105,6 +113,13 @@ MAX_RETRIEVAL_PAIRS: Final = 25_000_000
 #: The retrieval check indexes every chunk: past this many chunks it is skipped
 #: before indexing any (about a third of a second natively at this many).
 MAX_RETRIEVAL_CHUNKS: Final = 50_000
+#: The page's sweep runs BM25 at each of its 16 settings, which costs about the text's
+#: length times the questions (natively: 100,000 characters with 20 questions take
+#: 0.4-0.6 s, with 100 questions 1.3-1.6 s; a megabyte with 100, 4-9 s), and a running
+#: sweep holds up the next edit. Past this many code points x (questions + 10) the
+#: ``sweep`` op leaves the questions out: coverage at every setting, recall for the
+#: evidence check's own setting only. The command line's ``sweep`` has no such limit.
+MAX_SWEEP_RECALL_WORK: Final = 3_000_000
 #: Dense retrieval embeds every chunk of the setting: past this many chunks it is
 #: skipped, and says so (a model call is tens of milliseconds per chunk).
 MAX_DENSE_CHUNKS: Final = 20_000
@@ -115,6 +130,49 @@ DENSE_SECONDS_PER_TOKEN: Final = 0.0008
 #: The same in the page (ONNX Runtime Web, WebAssembly, one thread), measured in the
 #: same run: 0.8 texts a second.
 DENSE_PAGE_SECONDS_PER_TOKEN: Final = 0.005
+
+
+# ---------------------------------------------------------------------- messages
+#: Every refusal over a byte limit says this, in the engine, the command line and the
+#: page alike: what is refused, its size in words ("1,000,002 bytes of UTF-8", "1,000,001
+#: bytes or more"), the limit, what the limit is for ("" or " for a chunks file") and
+#: what to do, by the kind of input.
+OVER_BYTE_LIMIT: Final = "{what} is {size}, over the {limit}-byte limit{scope}: {remedy}"
+BYTE_LIMIT_REMEDIES: Final = {
+    "text": "shorten it or split it into several documents",
+    "evidence": "split it and check each part",
+    "chunks_file": "audit a part of the text and its chunks",
+}
+
+
+def over_byte_limit(
+    what: str, size: str, kind: str = "text", *, limit: int = MAX_BYTES, scope: str = ""
+) -> str:
+    """The refusal of ``what`` (``size`` in words) over ``limit`` bytes.
+
+    >>> over_byte_limit("text", "1,000,002 bytes of UTF-8")
+    'text is 1,000,002 bytes of UTF-8, over the 1,000,000-byte limit: shorten it or split it into several documents'
+    """  # noqa: E501
+    remedy = BYTE_LIMIT_REMEDIES[kind]
+    return OVER_BYTE_LIMIT.format(
+        what=what, size=size, limit=f"{limit:,}", scope=scope, remedy=remedy
+    )
+
+
+#: The boundary check's sentence rule as people read it (:mod:`pyapp.core.sentences`
+#: implements it; its doctests are its examples). The page shows exactly this, and
+#: README.md and docs/protocol.md quote it (``tests/test_single_source.py``). A
+#: `backticked` run is code.
+SENTENCE_RULE: Final = (
+    "A run of `.`, `!` or `?` ends a sentence when whitespace or the end of the text"
+    " follows it, so `?!` and `...` are one ending, and `3.14` or `v1.2` end none. The"
+    " full-width `。`, `！` and `？` end a sentence even with no space after them, since"
+    " Chinese and Japanese text never puts one there. A blank line also ends a sentence,"
+    " so headings and list items count on their own. A sentence runs from its first to"
+    " its last character that is not whitespace, and is cut when no single chunk holds"
+    " all of it. Known limits: `e.g. this` ends a sentence, and a quote after the full"
+    " stop keeps it going."
+)
 
 
 # ---------------------------------------------------------------------- the text view
@@ -291,7 +349,26 @@ BOUNDS: Final = {
 }
 
 
+#: How an overlap is given: in units, or as a percentage of the size.
+OVERLAP_MODES: Final = ("units", "percent")
+
+
 # ---------------------------------------------------------------------- defaults
+#: What an omitted field of a chunking request means: the door (``handle``),
+#: ``parse_params``' signature and the command line's ``chunk`` and ``sweep`` flags read
+#: these (the page starts from :data:`CHUNK_DEFAULTS`). ``size`` has none: it is required.
+FIELD_DEFAULTS: Final = {
+    "unit": "word",
+    "overlap": "0",
+    "overlap_mode": "units",
+    "encoding": DEFAULT_ENCODING,
+    "splitter": "fixed",
+    "separators_preset": "default",
+    "keep_separator": "start",
+}
+#: The unit ``audit`` and ``compare`` (the ops and the commands) count chunk sizes in
+#: when none is given: another tool's chunks are characters first.
+MEASURE_UNIT: Final = "char"
 #: The main view's settings when the URL names none.
 CHUNK_DEFAULTS: Final = {
     "unit": "word",
@@ -434,13 +511,20 @@ def page_facts() -> dict[str, Any]:
             "sizing": SIZING_DEFAULTS,
             "budget": BUDGET_DEFAULTS,
             "evidence": EVIDENCE_DEFAULTS,
+            "fields": FIELD_DEFAULTS,
         },
         "examples": {"sizing": SIZING_EXAMPLE, "budget": BUDGET_EXAMPLES},
         "splitters": SPLITTERS,
         "no_word_unit": NO_WORD_UNIT,
         "keep_separator": list(KEEP_SEPARATOR),
+        "overlap_modes": list(OVERLAP_MODES),
         "separator_presets": {name: list(seps) for name, seps in SEPARATOR_PRESETS.items()},
         "splitter_fields": list(SPLITTER_FIELDS),
+        "sentence_rule": SENTENCE_RULE,
+        "messages": {
+            "over_byte_limit": OVER_BYTE_LIMIT,
+            "byte_limit_remedies": BYTE_LIMIT_REMEDIES,
+        },
     }
 
 

@@ -26,6 +26,8 @@ from fractions import Fraction
 from importlib import resources
 from typing import Any, Final, Generic, TypeVar
 
+from .figures import show
+
 __all__ = [
     "MODELS",
     "NO_OFFLINE_TOKENIZER",
@@ -48,8 +50,19 @@ class Figure(Generic[V]):
     date: str
 
     def to_json(self) -> dict[str, Any]:
+        """``value`` as a JSON number and ``typed`` as a field shows it (``0.02``, exact).
+
+        >>> Figure(Fraction(1, 50), "s", "u", "d").to_json()["typed"]
+        '0.02'
+        """
         value: Any = self.value if isinstance(self.value, int) else float(self.value)
-        return {"value": value, "source": self.source, "url": self.url, "date": self.date}
+        return {
+            "value": value,
+            "typed": show(self.value),
+            "source": self.source,
+            "url": self.url,
+            "date": self.date,
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

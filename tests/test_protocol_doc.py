@@ -66,6 +66,41 @@ def test_the_doc_lists_every_purpose_and_which_wait_in_the_background() -> None:
     assert {row[2] for row in rows} <= {"yes", "no"}
 
 
+def purpose_rows() -> list[tuple[str, set[str], str]]:
+    """Each purpose, the ops its row says it carries, and why it is a word of its own."""
+    rows = table_rows(section("1. Page <-> worker: tagged messages"), "| purpose |")
+    return [(code(row[0]), set(re.findall(r"op `([a-z_]+)`", row[1])), row[3]) for row in rows]
+
+
+def vocabulary_problems(rows: list[tuple[str, set[str], str]], ops: set[str]) -> list[str]:
+    """What is wrong with the two vocabularies: a purpose carrying no known op, one named
+    for its op that explains itself anyway, one that is not its op's name and does not
+    say why, and an op no purpose carries."""
+    problems, carried = [], set()
+    for purpose, its_ops, why in rows:
+        carried |= its_ops
+        if not its_ops or not its_ops <= ops:
+            problems.append(f"{purpose} carries unknown ops {sorted(its_ops - ops)}")
+        elif its_ops == {purpose} and why != "–":
+            problems.append(f"{purpose} is its op's name: nothing to explain")
+        elif its_ops != {purpose} and len(why.split()) < 8:
+            problems.append(f"{purpose} carries {sorted(its_ops)}: say why it is its own word")
+    problems += [f"no purpose carries op {op}" for op in sorted(ops - carried)]
+    return problems
+
+
+def test_a_purpose_is_named_for_its_op_or_says_why_it_is_a_word_of_its_own() -> None:
+    assert vocabulary_problems(purpose_rows(), set(OPS)) == []
+
+
+def test_the_vocabulary_check_refuses_an_unexplained_purpose_and_an_orphan_op() -> None:
+    rows = [("view", {"chunk"}, "–"), ("counts", {"counts"}, "–")]
+    assert vocabulary_problems(rows, {"chunk", "counts", "warm"}) == [
+        "view carries ['chunk']: say why it is its own word",
+        "no purpose carries op warm",
+    ]
+
+
 def test_the_doc_lists_every_op_the_door_answers() -> None:
     rows = table_rows(section("Ops"), "| op |")
     listed = [code(row[0]) for row in rows]

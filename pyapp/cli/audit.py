@@ -21,7 +21,7 @@ from ..core.imported import decode_chunks_file
 from ..core.lens import Lens, parse_lens
 from ..core.params import parse_whole
 from ..errors import InputError
-from ..facts import ENCODINGS, EVIDENCE_DEFAULTS, MAX_CHUNKS_FILE_BYTES, UNITS
+from ..facts import ENCODINGS, EVIDENCE_DEFAULTS, MAX_CHUNKS_FILE_BYTES, MEASURE_UNIT, UNITS
 from ..models import MODELS
 from .common import read_text, shown_path, write_text
 
@@ -41,8 +41,8 @@ def add_lens_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--unit",
         choices=tuple(UNITS),
-        default="char",
-        help="unit the chunk sizes are counted in (char)",
+        default=MEASURE_UNIT,
+        help=f"unit the chunk sizes are counted in ({MEASURE_UNIT})",
     )
     parser.add_argument(
         "--encoding",

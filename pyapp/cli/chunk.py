@@ -8,7 +8,7 @@ from typing import Any
 
 from ..core.chunking import chunk_text
 from ..core.export import SCHEMA, dumps
-from ..facts import MAX_CHUNKS, MAX_PROCESSED_UNITS
+from ..facts import FIELD_DEFAULTS, MAX_CHUNKS, MAX_PROCESSED_UNITS
 from .common import add_chunking_flags, params_from_args, read_text, write_text
 
 __all__ = ["add_parser", "run"]
@@ -23,7 +23,9 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "file", nargs="?", default="-", metavar="FILE", help="UTF-8 text; - is stdin"
     )
-    add_chunking_flags(parser, unit="word", size=None, overlap="0")
+    add_chunking_flags(
+        parser, unit=FIELD_DEFAULTS["unit"], size=None, overlap=FIELD_DEFAULTS["overlap"]
+    )
     parser.add_argument(
         "--no-caps",
         action="store_true",

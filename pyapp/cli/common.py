@@ -19,7 +19,17 @@ from typing import Any
 
 from ..core.params import Params, parse_params
 from ..errors import InputError
-from ..facts import ENCODINGS, KEEP_SEPARATOR, MAX_BYTES, SEPARATOR_PRESETS, SPLITTERS, UNITS
+from ..facts import (
+    DEFAULT_ENCODING,
+    ENCODINGS,
+    FIELD_DEFAULTS,
+    KEEP_SEPARATOR,
+    MAX_BYTES,
+    SEPARATOR_PRESETS,
+    SPLITTERS,
+    UNITS,
+    over_byte_limit,
+)
 from ..models import MODELS
 from ..paths import shown_path
 
@@ -64,7 +74,7 @@ def add_chunking_flags(
         "--encoding",
         choices=tuple(ENCODINGS),
         default=None,
-        help="token encoding (the model's, else o200k_base)",
+        help=f"token encoding (the model's, else {DEFAULT_ENCODING})",
     )
     parser.add_argument(
         "--model",
@@ -96,15 +106,16 @@ def add_splitter_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--splitter",
         choices=tuple(SPLITTERS),
-        default="fixed",
-        help="fixed window, or LangChain's RecursiveCharacterTextSplitter (fixed)",
+        default=FIELD_DEFAULTS["splitter"],
+        help="fixed window, or LangChain's RecursiveCharacterTextSplitter"
+        f" ({FIELD_DEFAULTS['splitter']})",
     )
     parser.add_argument(
         "--separators-preset",
         choices=tuple(SEPARATOR_PRESETS),
         default=None,
         help="recursive: LangChain's from_language separators (regular expressions), or its"
-        " default list",
+        f" default list ({FIELD_DEFAULTS['separators_preset']})",
     )
     parser.add_argument(
         "--separators",
@@ -123,7 +134,7 @@ def add_splitter_flags(parser: argparse.ArgumentParser) -> None:
         choices=KEEP_SEPARATOR,
         default=None,
         help="recursive: keep each separator at the start of the next split (LangChain's"
-        " True), at the end, or drop it (start)",
+        f" True), at the end, or drop it ({FIELD_DEFAULTS['keep_separator']})",
     )
     parser.add_argument(
         "--no-strip",
@@ -142,7 +153,7 @@ def splitter_fields(args: argparse.Namespace) -> dict[str, Any]:
         "--keep-separator": getattr(args, "keep_separator", None),
         "--no-strip": getattr(args, "no_strip", False) or None,
     }
-    splitter = getattr(args, "splitter", "fixed")
+    splitter = getattr(args, "splitter", FIELD_DEFAULTS["splitter"])
     if splitter != "recursive":
         named = [flag for flag, value in given.items() if value is not None]
         if named:
@@ -177,11 +188,8 @@ def params_from_args(args: argparse.Namespace, *, caps: bool) -> Params:
 
 
 def _too_big(name: str) -> InputError:
-    return InputError(
-        "text",
-        f"{name} is over the {MAX_BYTES:,}-byte limit: shorten it or split it into"
-        " several documents",
-    )
+    """Read one byte past the limit: the size is known to be at least that."""
+    return InputError("text", over_byte_limit(name, f"{MAX_BYTES + 1:,} bytes or more"))
 
 
 def read_text(path: str) -> str:

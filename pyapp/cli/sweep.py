@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from ..errors import InputError
-from ..facts import EVIDENCE_DEFAULTS, RETRIEVERS
+from ..facts import EVIDENCE_DEFAULTS, FIELD_DEFAULTS, RETRIEVERS
 from ..planning.sweep import sweep_dense_texts, sweep_text
 from .common import add_chunking_flags, read_text, splitter_fields, write_json
 from .evidence import embed_native, read_evidence_file
@@ -31,7 +31,13 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "file", nargs="?", default="-", metavar="FILE", help="UTF-8 text; - is stdin"
     )
-    add_chunking_flags(parser, unit="word", size=None, overlap="0", estimate=False)
+    add_chunking_flags(
+        parser,
+        unit=FIELD_DEFAULTS["unit"],
+        size=None,
+        overlap=FIELD_DEFAULTS["overlap"],
+        estimate=False,
+    )
     parser.add_argument(
         "--evidence",
         default=None,
@@ -73,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     if args.retriever != "bm25":
         if evidence is None:
             raise InputError("retriever", "--retriever minilm|both needs --evidence")
-        if splitter_fields(args).get("splitter", "fixed") != "fixed":
+        if splitter_fields(args).get("splitter", FIELD_DEFAULTS["splitter"]) != "fixed":
             raise InputError(
                 "splitter", "the sweep's dense columns are drawn for the fixed window only"
             )

@@ -25,7 +25,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 from ..errors import InputError
-from ..facts import SIZING_DEFAULTS
+from ..facts import MEASURE_UNIT, SIZING_DEFAULTS
 from ..figures import number
 from ..models import MODELS
 from .anchor import VERDICTS, Anchored, anchor
@@ -77,13 +77,13 @@ class Measure:
     """How a chunking's sizes are counted: ``unit`` (``word``, ``char`` or ``token`` in
     ``encoding``), and the price per million stored tokens."""
 
-    unit: str = "char"
+    unit: str = MEASURE_UNIT
     encoding: str | None = None
     price_per_million: Fraction = Fraction(1)
 
     @staticmethod
     def parse(
-        *, unit: object = "char", encoding: object = None, price_per_million: object = None
+        *, unit: object = MEASURE_UNIT, encoding: object = None, price_per_million: object = None
     ) -> Measure:
         the_unit = parse_unit(unit)
         the_encoding = parse_encoding(encoding) if the_unit == "token" else None

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..errors import InputError
-from ..facts import MAX_BYTES, MAX_CHUNKS, MAX_PROCESSED_UNITS
+from ..facts import MAX_BYTES, MAX_CHUNKS, MAX_PROCESSED_UNITS, over_byte_limit
 from .cache import per_text
 from .chunkings import (
     Chunk,
@@ -85,11 +85,7 @@ def check_size(text: str) -> int:
     """The text's UTF-8 length, refused over :data:`~pyapp.facts.MAX_BYTES`."""
     size = utf8_length(text)
     if size > MAX_BYTES:
-        raise InputError(
-            "text",
-            f"text is {size:,} bytes of UTF-8, over the {MAX_BYTES:,}-byte limit:"
-            " shorten it or split it into several documents",
-        )
+        raise InputError("text", over_byte_limit("text", f"{size:,} bytes of UTF-8"))
     return size
 
 

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ..errors import InputError
-from ..facts import MAX_CHUNKS_FILE_BYTES, MAX_IMPORTED_CHUNKS
+from ..facts import MAX_CHUNKS_FILE_BYTES, MAX_IMPORTED_CHUNKS, over_byte_limit
 from .params import quote
 
 __all__ = ["SHAPES", "ImportedChunk", "ImportedChunks", "decode_chunks_file", "read_chunks"]
@@ -129,9 +129,12 @@ def decode_chunks_file(data: bytes, *, name: str = "the chunks file") -> str:
 
 
 def _too_big(name: str, size: int) -> str:
-    return (
-        f"{name} is {size:,} bytes, over the {MAX_CHUNKS_FILE_BYTES:,}-byte limit for a chunks"
-        " file: audit a part of the text and its chunks"
+    return over_byte_limit(
+        name,
+        f"{size:,} bytes",
+        "chunks_file",
+        limit=MAX_CHUNKS_FILE_BYTES,
+        scope=" for a chunks file",
     )
 
 

@@ -34,11 +34,13 @@ from ..facts import (
     BOUNDS,
     DEFAULT_ENCODING,
     ENCODINGS,
+    FIELD_DEFAULTS,
     KEEP_SEPARATOR,
     MAX_DIGITS,
     MAX_EXPONENT,
     MAX_QUOTE,
     NO_WORD_UNIT,
+    OVERLAP_MODES,
     PRESETS,
     SEPARATOR_PRESETS,
     SPLITTERS,
@@ -244,7 +246,7 @@ def parse_model(model: object) -> str | None:
 
 
 def parse_overlap(
-    overlap: object, *, size: int, mode: object = "units"
+    overlap: object, *, size: int, mode: object = FIELD_DEFAULTS["overlap_mode"]
 ) -> tuple[int, Fraction | None]:
     """``(overlap in whole units, the percentage typed or None)``.
 
@@ -255,7 +257,7 @@ def parse_overlap(
     >>> parse_overlap("15%", size=512), parse_overlap(2, size=8)
     ((77, Fraction(15, 1)), (2, None))
     """
-    the_mode = mode if mode is not None else "units"
+    the_mode = mode if mode is not None else FIELD_DEFAULTS["overlap_mode"]
     if isinstance(overlap, str) and overlap.strip().endswith("%"):
         the_mode = "percent"
         overlap = overlap.strip()[:-1]
@@ -274,10 +276,10 @@ def parse_overlap(
                 f" smaller than size ({size}): lower the overlap or raise the size",
             )
         return units, percent
-    if the_mode != "units":
+    if the_mode not in OVERLAP_MODES:
         raise InputError(
             "overlap_mode",
-            f"unknown overlap mode {quote(the_mode)}: use units or percent",
+            f"unknown overlap mode {quote(the_mode)}: use {' or '.join(OVERLAP_MODES)}",
         )
     units = parse_whole("overlap", overlap)
     if units >= size:
@@ -324,17 +326,17 @@ class Params:
 
 def parse_params(
     *,
-    unit: object = "word",
+    unit: object = FIELD_DEFAULTS["unit"],
     encoding: object = None,
     size: object,
-    overlap: object = 0,
-    overlap_mode: object = "units",
+    overlap: object = FIELD_DEFAULTS["overlap"],
+    overlap_mode: object = FIELD_DEFAULTS["overlap_mode"],
     tokens_per_unit: object = None,
     price_per_million: object = None,
     caps: bool = True,
     model: object = None,
     max_tokens: object = None,
-    splitter: object = "fixed",
+    splitter: object = FIELD_DEFAULTS["splitter"],
     separators_preset: object = None,
     separators: object = None,
     separator_regex: object = None,
@@ -428,7 +430,7 @@ def parse_params(
 def parse_splitter(splitter: object) -> str:
     """``fixed`` (the default, also when empty) or ``recursive``."""
     if splitter is None or splitter == "":
-        return "fixed"
+        return FIELD_DEFAULTS["splitter"]
     if isinstance(splitter, str) and splitter in SPLITTERS:
         return splitter
     raise InputError(
@@ -499,7 +501,7 @@ def parse_recursive(
         the_preset = name
         is_regex = _flag("separator_regex", regex, name != "default")
     check_separators(the_separators, regex=is_regex)
-    the_keep = "start" if keep is None or keep == "" else keep
+    the_keep = FIELD_DEFAULTS["keep_separator"] if keep is None or keep == "" else keep
     if the_keep not in KEEP_SEPARATOR:
         raise InputError(
             "keep_separator",

@@ -3,24 +3,12 @@
 Overlap exists so that a passage cut at one window's edge is found whole in the
 next window. We check it on sentences: the ones that every chunk cuts.
 
-**The sentence rule** (:func:`split_sentences`):
-
-* A *terminator run* is a maximal run of the characters ``. ! ? 。 ！ ？``
-  (so ``?!``, ``...`` and ``。。`` are each one run).
-* A run **ends a sentence** when it is followed by whitespace or the end of the
-  text, or when it contains a full-width ``。``, ``！`` or ``？``: Chinese and
-  Japanese put no space after them, so they end a sentence on their own. An
-  ASCII run followed by anything else (``3.14``, ``e.g.x``, ``?!"``) does not.
-* A **blank line** (a line break, optional spaces or tabs, another line break;
-  ``\\n``, ``\\r\\n`` and ``\\r`` are line breaks) also ends a sentence, so
-  headings and list items without a full stop are sentences of their own.
-* A sentence's span excludes the whitespace around it: it starts at its first
-  non-whitespace character and ends just after its terminator run (or its last
-  non-whitespace character). Whitespace-only text has no sentences.
-
-Known limits of so simple a rule: abbreviations such as ``e.g. this`` end a
-sentence, and a closing quote after the full stop (``"Yes." He``) keeps the
-sentence going.
+**The sentence rule** (:func:`split_sentences`) is :data:`pyapp.facts.SENTENCE_RULE`,
+written there once for people (the page, README.md and docs/protocol.md show it).
+What it leaves to the code: a terminator run is maximal (``。。`` is one run too); an
+ASCII run followed by anything but whitespace (``e.g.x``, ``?!"``) ends nothing; a
+blank line is a line break, optional spaces or tabs, another line break (``\\n``,
+``\\r\\n`` and ``\\r`` are line breaks); whitespace-only text has no sentences.
 
 >>> text = "One. Two?! Three...\\nstill three 3.14\\n\\nHeading\\n\\n 第一句。第二句！"
 >>> [text[a:b] for a, b in split_sentences(text)]

@@ -63,8 +63,22 @@ from ..errors import InputError
 from ..facts import EVIDENCE_DEFAULTS
 from ..figures import number, round_half_up
 
-__all__ = ["OVERLAP_PERCENTS", "SIZE_FACTORS", "Sweep", "grid", "sweep_dense_texts", "sweep_text"]
+__all__ = [
+    "OVERLAP_PERCENTS",
+    "RECALL_LEFT_OUT",
+    "SIZE_FACTORS",
+    "Sweep",
+    "grid",
+    "sweep_dense_texts",
+    "sweep_text",
+]
 
+#: Why the questions were left out of a sweep (``recall_work``).
+RECALL_LEFT_OUT: Final = (
+    "Recall@k at every setting is left out for a text this long with this many questions:"
+    " it would keep the engine busy for seconds after every change. The evidence check"
+    " shows it for your setting."
+)
 #: Overlap series, in percent of the size.
 OVERLAP_PERCENTS: Final = tuple(range(0, 55, 5))
 #: Size series, as factors of the current size.
@@ -290,12 +304,16 @@ def sweep_text(
     top_k: object = None,
     fit: bool = False,
     vectors: Vectors | None = None,
+    recall_work: int | None = None,
 ) -> Sweep:
     """Sweep ``text`` around one configuration (validated like ``chunk``'s), with the
     evidence columns when ``evidence_jsonl`` or ``evidence`` is given (``fit``: evidence
     made on another text is refused, as the ``evidence`` command refuses it), and the
     dense ones (``dense_recall_at_k``, ``dense_iou``) when ``vectors`` holds the
-    embeddings of :func:`sweep_dense_texts` (the fixed window only)."""
+    embeddings of :func:`sweep_dense_texts` (the fixed window only). With
+    ``recall_work``, the questions are left out (and ``evidence.note`` says so) when the
+    text's code points x (questions + 10) exceed it: recall at every setting would be
+    that much BM25 work."""
     params = parse_params(
         unit=unit,
         encoding=encoding,
@@ -310,12 +328,18 @@ def sweep_text(
         strip=strip,
     )
     check = None
+    note: str | None = None
     text, _ = strip_bom(text)  # not text, as in every chunk run (and evidence offsets)
     check_size(text)
     seg = segment(text, params)
     if evidence_jsonl is not None or evidence is not None:
         k = parse_whole("top_k", EVIDENCE_DEFAULTS["top_k"] if top_k is None else top_k)
         read = read_evidence(text, jsonl=evidence_jsonl, items=evidence, fit=fit)
+        questions = sum(1 for item in read.items if item.question is not None)
+        if recall_work is not None and questions and len(text) * (questions + 10) > recall_work:
+            note = RECALL_LEFT_OUT
+            vectors = None  # the dense columns are recall too
+            read = replace(read, items=tuple(replace(i, question=None) for i in read.items))
         spans = [(item.start, item.end) for item in read.items]
         check = _Evidence(text, seg, read, item_units(text, seg, spans), k, vectors)
     elif vectors is not None:
@@ -361,5 +385,6 @@ def sweep_text(
             "questions": sum(1 for i in check.evidence.items if i.question is not None),
             "top_k": check.top_k,
             "errors": [e.to_json() for e in check.evidence.errors],
+            **({"note": note} if note else {}),
         },
     )

@@ -33,7 +33,7 @@ from ..core.params import Params
 from ..core.summary import derive
 from ..core.units import Tokens, Words, strip_bom, utf8_length, word_count
 from ..facts import CARDS_PER_CALL, MAX_BYTES, UNITS
-from ..figures import Derivation, show
+from ..figures import Derivation, round_half_up, show
 from ..planning.remedies import with_remedies
 from .export_size import export_size
 
@@ -267,6 +267,34 @@ def chunk_view(text: str, params: Params, *, checks: bool = True) -> JSON:
         "chunks": chunks,
         "counts": counts(text, tokens=summary.units if params.unit == "token" else None),
         "overview": overview(text, params),
+        "in_tokens": in_tokens(summary.units, params),
+    }
+
+
+def in_tokens(units: int, params: Params) -> JSON:
+    """The view's text length, size and overlap in tokens, for the planning tools.
+
+    Exact in token mode; in word and character mode estimated with
+    ``tokens_per_unit``, each rounded half up (at least one token, the overlap
+    below the size), with ``exact`` false.
+
+    >>> from ..core.params import parse_params
+    >>> in_tokens(10, parse_params(unit="word", size=3, overlap=1))
+    {'tokens': 13, 'size': 4, 'overlap': 1, 'exact': False}
+    >>> in_tokens(7, parse_params(unit="char", size=2, overlap=1, tokens_per_unit="1/4"))
+    {'tokens': 2, 'size': 1, 'overlap': 0, 'exact': False}
+    >>> in_tokens(9, parse_params(unit="token", size=5, overlap=2))
+    {'tokens': 9, 'size': 5, 'overlap': 2, 'exact': True}
+    """
+    if params.unit == "token":
+        return {"tokens": units, "size": params.size, "overlap": params.overlap, "exact": True}
+    ratio = params.tokens_per_unit
+    size = max(1, round_half_up(params.size * ratio))
+    return {
+        "tokens": max(1, round_half_up(units * ratio)),
+        "size": size,
+        "overlap": min(size - 1, round_half_up(params.overlap * ratio)),
+        "exact": False,
     }
 
 

@@ -27,19 +27,27 @@ function target(name) {
 }
 
 /**
- * loadPackage as micropip calls it (names only): integrity checked, and a package
- * that fails is an error micropip raises, not a line on the console.
+ * Pyodide's `loadPackage`, strict: every wheel's integrity checked against the lock,
+ * and a package that fails is an Error thrown (micropip raises it), not a line on the
+ * console. The worker installs micropip and each vocabulary wheel through it too.
+ * @param {(names: string[], options: object) => Promise<unknown>} loadPackage
+ * @returns {(names: string[], options?: object) => Promise<void>}
  */
-async function loadPackageStrictly(names, options = {}) {
-  const problems = [];
-  await target("loadPackage")(names, {
-    ...options,
-    checkIntegrity: true,
-    messageCallback: () => {},
-    errorCallback: (message) => problems.push(message),
-  });
-  if (problems.length > 0) throw new Error(problems.join("; "));
+export function strictly(loadPackage) {
+  return async (names, options = {}) => {
+    const problems = [];
+    await loadPackage(names, {
+      ...options,
+      checkIntegrity: true,
+      messageCallback: () => {},
+      errorCallback: (message) => problems.push(message),
+    });
+    if (problems.length > 0) throw new Error(problems.join("; "));
+  };
 }
+
+/** loadPackage as micropip calls it (names only), on the runtime linked now. */
+const loadPackageStrictly = (names, options = {}) => strictly(target("loadPackage"))(names, options);
 
 /** `_snapshotDeserializer` for loadPyodide: a stand-in for each name. */
 export function snapshotLink(name) {

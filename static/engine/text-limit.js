@@ -4,12 +4,12 @@
 //   measureText("naïve €")          -> {bytes: 10, chars: 7, exact: true, over: false}
 //   measureText("x".repeat(2e7))    -> {bytes: 20000000, chars: null, exact: false, over: true}
 //   overLimitMessage(measure)        -> "text is 20,000,000 bytes or more of UTF-8, over ..."
+//   overByteLimit({what: "a.txt", size: "1,000,002 bytes"})  -> the engine's sentence
 
 import { FACTS } from "../facts.js";
+import { integer } from "../view/format.js";
 
 export const MAX_BYTES = FACTS.caps.bytes;
-
-const grouped = (n) => n.toLocaleString("en-US");
 
 /**
  * The UTF-8 length of `text`, counted only when that is bounded work.
@@ -43,10 +43,21 @@ export function measureText(text, limit = MAX_BYTES) {
 
 /** "1,000,002 bytes", or "20,000,000 bytes or more" when only a lower bound is known. */
 export function bytesText({ bytes, exact }) {
-  return exact ? `${grouped(bytes)} bytes` : `${grouped(bytes)} bytes or more`;
+  return exact ? `${integer(bytes)} bytes` : `${integer(bytes)} bytes or more`;
+}
+
+/**
+ * The one refusal over a byte limit, worded by the engine (FACTS.messages): `what` is
+ * `size` (in words), over the `limit`-byte limit, and the remedy for its `kind`
+ * ("text", "evidence", "chunks_file").
+ * @param {{what: string, size: string, kind?: string, limit?: number, scope?: string}} refusal
+ */
+export function overByteLimit({ what, size, kind = "text", limit = MAX_BYTES, scope = "" }) {
+  const words = { what, size, limit: integer(limit), scope, remedy: FACTS.messages.byte_limit_remedies[kind] };
+  return FACTS.messages.over_byte_limit.replace(/\{(\w+)\}/g, (_, key) => words[key]);
 }
 
 /** What the engine would answer for an over-limit text, in the same words. */
 export function overLimitMessage(size) {
-  return `text is ${bytesText(size)} of UTF-8, over the ${grouped(MAX_BYTES)}-byte limit: shorten it or split it into several documents`;
+  return overByteLimit({ what: "text", size: `${bytesText(size)} of UTF-8` });
 }

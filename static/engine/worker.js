@@ -22,7 +22,8 @@
 // installed at start-up nor in the memory snapshot. The first call that needs one
 // (token unit, that encoding, or a model preset's) waits while the worker installs
 // it with loadPackage, which checks its sha256 against the lock, and builds the
-// tokenizer; "vocabulary" messages say how far it got. A load that fails answers
+// tokenizer (the engine's answer names the vocabulary it lacks, then the call is asked
+// again); "vocabulary" messages say how far it got. A load that fails answers
 // that call as an encoding error (no other encoding stands in), and the next call
 // that needs it tries again.
 //
@@ -34,7 +35,7 @@
 import { loadPyodide } from "../../pyodide/pyodide.mjs";
 import { FACTS } from "../facts.js";
 import { BACKGROUND, messageOf, PURPOSE } from "./protocol.js";
-import { linkRuntime, snapshotLink } from "./snapshot-links.js";
+import { linkRuntime, snapshotLink, strictly } from "./snapshot-links.js";
 
 const INDEX_URL = new URL("../../pyodide/", import.meta.url).href;
 const LOCK_URL = new URL("../../packages/site-lock.json", import.meta.url).href;
@@ -155,13 +156,7 @@ async function boot() {
     post({ type: "stage", stage, detail: "Installing the engine's packages" });
     if (timings.boot === "plain") {
       // The snapshot holds micropip already imported; a plain boot installs it first.
-      const problems = [];
-      await pyodide.loadPackage([INSTALLER], {
-        messageCallback: () => {},
-        errorCallback: (message) => problems.push(message),
-        checkIntegrity: true,
-      });
-      if (problems.length > 0) throw new Error(problems.join("; "));
+      await strictly(pyodide.loadPackage)([INSTALLER]);
     }
     const micropip = pyodide.pyimport(INSTALLER);
     try {
@@ -233,27 +228,11 @@ async function drain() {
       post({ type: "skipped", id: call.id });
       continue;
     }
-    if (call.purpose !== PURPOSE.text && call.purpose !== PURPOSE.warm) {
-      let answered = false;
-      for (const encoding of vocabulariesNeeded(call.request)) {
-        const failure = await loadVocabulary(encoding);
-        if (queue.some((later) => later.purpose === call.purpose)) {
-          post({ type: "skipped", id: call.id }); // superseded while the vocabulary loaded
-          answered = true;
-          break;
-        }
-        if (failure !== null) {
-          post({ type: "result", id: call.id, response: vocabularyRefusal(call.request, encoding, failure) });
-          answered = true;
-          break;
-        }
-      }
-      if (answered) continue;
-    }
     const began = performance.now();
     try {
-      const response = handle(call.request);
-      if (call.purpose === PURPOSE.warm) warmAnswered(response, began);
+      const response = call.purpose === PURPOSE.warm ? handle(call.request) : await answerWithVocabularies(call);
+      if (response === null) post({ type: "skipped", id: call.id }); // superseded while a vocabulary loaded
+      else if (call.purpose === PURPOSE.warm) warmAnswered(response, began);
       else {
         post({ type: "result", id: call.id, response });
         if (warmState === "warming") holdWarming();
@@ -283,47 +262,39 @@ async function drain() {
 
 // ---------------------------------------------------------------- vocabularies
 
-/** The encodings whose vocabulary is a wheel of its own, and each model's encoding. */
+/** The encodings whose vocabulary is a wheel of its own. */
 const VOCABULARIES = new Map(FACTS.encodings.filter((e) => e.vocabulary).map((e) => [e.name, e]));
-const MODEL_ENCODING = new Map(FACTS.models.map((model) => [model.name, model.encoding]));
-/** @type {Set<string>} vocabularies installed and read */
-const vocabulariesReady = new Set();
 
 /**
- * The encoding a request's own settings count in, or null: the engine's own rule,
- * token unit (or a warm-up), the encoding given, else the model preset's.
- * @param {Record<string, any>} request
+ * The vocabulary an engine answer says it lacks (`error.vocabulary`), or null. The
+ * engine decides which encodings a request needs, by reading them; the page and this
+ * worker never restate that rule. Only a refusal is parsed (an answer can be megabytes).
+ * @param {string} responseJson
  */
-function unitEncoding(request) {
-  if (request.unit !== "token" && request.op !== "warm") return null;
-  const encoding = request.encoding;
-  if (typeof encoding === "string" && encoding !== "") return encoding;
-  return MODEL_ENCODING.get(request.model) ?? null;
+function vocabularyLacked(responseJson) {
+  if (!responseJson.startsWith('{"ok": false')) return null;
+  const vocabulary = JSON.parse(responseJson).error?.vocabulary;
+  return typeof vocabulary === "string" && VOCABULARIES.has(vocabulary) ? vocabulary : null;
 }
 
 /**
- * The encodings whose vocabulary `requestJson` needs and that are not ready yet: its
- * unit's; the embedding model's of the audit and compare ops (`lens_encoding`, else
- * `lens_model`'s); and each compared side's settings. A request that is not JSON is
- * the engine's to refuse.
- * @param {string} requestJson
- * @returns {string[]}
+ * `call` answered by the engine, after installing each vocabulary wheel its answer
+ * says it lacks (then asked again); null when a newer call of its purpose came while
+ * one loaded. A vocabulary that fails to load answers the call as an encoding error.
+ * @param {{purpose: string, request: string}} call
+ * @returns {Promise<string | null>}
  */
-function vocabulariesNeeded(requestJson) {
-  let request;
-  try {
-    request = JSON.parse(requestJson);
-  } catch {
-    return [];
+async function answerWithVocabularies(call) {
+  const tried = new Set();
+  for (;;) {
+    const response = handle(call.request);
+    const encoding = vocabularyLacked(response);
+    if (encoding === null || tried.has(encoding)) return response;
+    tried.add(encoding);
+    const failure = await loadVocabulary(encoding);
+    if (call.purpose !== PURPOSE.text && queue.some((later) => later.purpose === call.purpose)) return null;
+    if (failure !== null) return vocabularyRefusal(call.request, encoding, failure);
   }
-  if (request === null || typeof request !== "object") return [];
-  const wanted = [unitEncoding(request)];
-  if (typeof request.lens_encoding === "string" && request.lens_encoding !== "") wanted.push(request.lens_encoding);
-  else wanted.push(MODEL_ENCODING.get(request.lens_model) ?? null);
-  for (const side of [request.a, request.b]) {
-    if (side && typeof side === "object" && side.settings && typeof side.settings === "object") wanted.push(unitEncoding(side.settings));
-  }
-  return [...new Set(wanted)].filter((e) => e !== null && VOCABULARIES.has(e) && !vocabulariesReady.has(e));
 }
 
 /**
@@ -336,20 +307,13 @@ async function loadVocabulary(encoding) {
   const t0 = performance.now();
   try {
     post({ type: "vocabulary", encoding, state: "loading" });
-    const problems = [];
-    await runtime.loadPackage([vocabulary.site_package], {
-      messageCallback: () => {},
-      errorCallback: (message) => problems.push(message),
-      checkIntegrity: true,
-    });
-    if (problems.length > 0) throw new Error(problems.join("; "));
+    await strictly(runtime.loadPackage)([vocabulary.site_package]);
     if (!(vocabulary.site_package in runtime.loadedPackages)) throw new Error(`${vocabulary.site_package} was not installed`);
     const t1 = performance.now();
     post({ type: "vocabulary", encoding, state: "reading" });
     const answer = JSON.parse(handle(JSON.stringify({ op: "warm", encoding })));
     if (!answer.ok) throw new Error(answer.error.message);
     const t2 = performance.now();
-    vocabulariesReady.add(encoding);
     performance.measure(`engine:vocabulary:${encoding}`, { start: t0, end: t2, detail: { download_ms: t1 - t0, read_ms: t2 - t1 } });
     post({ type: "vocabulary", encoding, state: "ready" });
     return null;

@@ -6,9 +6,11 @@
 // opened file as B. Nothing from the file is ever rendered as HTML: every string goes
 // in through textContent.
 
-import { messageOf, PURPOSE } from "../engine/protocol.js";
+import { PURPOSE } from "../engine/protocol.js";
+import { askEngine } from "../engine/ask.js";
+import { overByteLimit } from "../engine/text-limit.js";
 import { FACTS } from "../facts.js";
-import { el } from "../view/dom.js";
+import { el, saveFile } from "../view/dom.js";
 import * as fmt from "../view/format.js";
 import { EVIDENCE_EVENT } from "./evidence-store.js";
 
@@ -46,20 +48,6 @@ function drawPieces(root, pieces) {
  */
 function sentenceCase(sentence) {
   return sentence.charAt(0).toUpperCase() + sentence.slice(1);
-}
-
-/**
- * Saves `text` as a file named `name`.
- * @param {string} text
- * @param {string} name
- */
-function save(text, name) {
-  const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
-  const link = el("a", { href: url, download: name });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 0);
 }
 
 /**
@@ -164,13 +152,7 @@ export function mountAudit({ engine, panel, current, showInMain }) {
   }
 
   /** @param {string} purpose @param {object} request @returns {Promise<Answer | null>} */
-  async function call(purpose, request) {
-    try {
-      return await engine.call(purpose, request);
-    } catch (err) {
-      return { ok: false, error: { field: null, message: `The engine failed: ${messageOf(err)}` } };
-    }
-  }
+  const call = (purpose, request) => askEngine(engine, purpose, request);
 
   function showError(node, message) {
     node.textContent = message;
@@ -406,7 +388,7 @@ export function mountAudit({ engine, panel, current, showInMain }) {
     if (!file) return;
     const cap = FACTS.caps.chunks_file_bytes;
     if (file.size > cap) {
-      showError(ui.error, `${file.name} is ${fmt.integer(file.size)} bytes, over the ${fmt.integer(cap)}-byte limit for a chunks file: audit a part of the text and its chunks`);
+      showError(ui.error, overByteLimit({ what: file.name, size: `${fmt.integer(file.size)} bytes`, kind: "chunks_file", limit: cap, scope: " for a chunks file" }));
       return;
     }
     const bytes = new Uint8Array(await file.arrayBuffer());
@@ -451,8 +433,8 @@ export function mountAudit({ engine, panel, current, showInMain }) {
     });
   }
   ui.showMain.addEventListener("change", () => showInMain(ui.showMain.checked ? heldRef : null));
-  ui.download.addEventListener("click", () => auditJson && save(auditJson.json, auditJson.filename));
-  ui.compareDownload.addEventListener("click", () => compareJson && save(compareJson.json, compareJson.filename));
+  ui.download.addEventListener("click", () => auditJson && saveFile(auditJson.filename, auditJson.json));
+  ui.compareDownload.addEventListener("click", () => compareJson && saveFile(compareJson.filename, compareJson.json));
   ui.pin.addEventListener("click", () => {
     const request = current();
     if (request === null) return;

@@ -7,7 +7,8 @@
 import { FACTS } from "../facts.js";
 import { el } from "../view/dom.js";
 import * as fmt from "../view/format.js";
-import { messageOf, PURPOSE } from "../engine/protocol.js";
+import { askEngine } from "../engine/ask.js";
+import { PURPOSE } from "../engine/protocol.js";
 import { Calculator } from "./calculator.js";
 
 const BUDGET_FIGURES = {
@@ -93,16 +94,11 @@ export function mountBudget({ engine, panel, source }) {
     button.addEventListener("click", async () => {
       const { text, unit, encoding } = source();
       if (unit !== "token") return;
-      let response;
-      try {
-        response = await engine.call(PURPOSE.budget, { op: "counts", text, unit, encoding });
-      } catch (err) {
-        calc.showError({ field: null, message: `The engine failed: ${messageOf(err)}` });
-        return;
-      }
+      const response = await askEngine(engine, PURPOSE.budget, { op: "counts", text, unit, encoding });
       if (response === null) return;
       if (!response.ok) {
-        calc.showError({ field: null, message: `The text's tokens could not be counted: ${response.error.message}` });
+        const why = response.failed ? response.error.message : `The text's tokens could not be counted: ${response.error.message}`;
+        calc.showError({ field: null, message: why });
         return;
       }
       const count = response.result.tokens;

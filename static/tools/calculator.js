@@ -8,7 +8,7 @@
 // radio groups whose checked value is sent); they start empty in index.html and
 // get their first values from the engine's facts (sizing.js, budget.js).
 
-import { messageOf } from "../engine/protocol.js";
+import { askEngine } from "../engine/ask.js";
 import { derivationRow, showFigure } from "../view/derivation.js";
 import { FieldErrors } from "./forms.js";
 
@@ -99,13 +99,7 @@ export class Calculator {
   }
 
   async compute() {
-    let response;
-    try {
-      response = await this.engine.call(this.purpose, this.request());
-    } catch (err) {
-      this.showError({ field: null, message: `The engine failed: ${messageOf(err)}` });
-      return;
-    }
+    const response = await askEngine(this.engine, this.purpose, this.request());
     if (response === null) return; // a newer edit is on its way
     if (response.ok) {
       this.errors.clear();

@@ -15,9 +15,11 @@
 // edit made stale is dropped before it reaches the screen.
 
 import { messageOf, PURPOSE } from "../engine/protocol.js";
+import { askEngine } from "../engine/ask.js";
+import { overByteLimit } from "../engine/text-limit.js";
 import { FACTS } from "../facts.js";
 import { derivationRow } from "../view/derivation.js";
-import { el } from "../view/dom.js";
+import { el, saveFile } from "../view/dom.js";
 import { CardMarks, selectedInterval, TextViewMarks } from "../view/evidence-marks.js";
 import * as fmt from "../view/format.js";
 import { utf16Indexer } from "../view/text-offsets.js";
@@ -30,13 +32,6 @@ const DEFAULT_K = FACTS.defaults.evidence.top_k;
 const SHOWN = 200; // list entries drawn at first; "Show more" draws as many again
 const LINKED = 4; // chunks linked one by one; a longer run shows its two ends
 const QUOTED = 160; // code units of a passage shown in full; a longer one is shortened
-// The sweep runs BM25 at each of its settings (16 of them), which costs about the
-// text's length times the questions (measured natively: 100,000 characters with 20
-// questions take 0.4-0.6 s, with 100 questions 1.3-1.6 s; a megabyte with 100, 4-9 s),
-// and a running sweep holds up the next edit. Above this much work the sweep gets the
-// passages without their questions: coverage at every setting, recall for yours only.
-const RECALL_SWEEP_WORK = 3_000_000; // code points x (questions + 10)
-
 /** The fields of a main-view request that decide the chunks. */
 // The splitter and its settings too: the evidence is checked against the view's chunks.
 const SETTING_FIELDS = ["text", "unit", "encoding", "size", "overlap", "overlap_mode", ...FACTS.splitter_fields];
@@ -66,15 +61,6 @@ const STAGE_WORDS = {
   embed: "Embedding",
   done: "Embedded",
 };
-
-function download(filename, text, type) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = el("a", { href: url, download: filename, hidden: "" });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
 
 /** Whitespace trimmed off both ends of s[a, b) (UTF-16 units); null if nothing is left. */
 function trimmed(s, a, b) {
@@ -223,13 +209,7 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     pump();
   }
 
-  async function call(purpose, request) {
-    try {
-      return await engine.call(purpose, request);
-    } catch (err) {
-      return { ok: false, error: { field: null, message: `The engine failed: ${messageOf(err)}` } };
-    }
-  }
+  const call = (purpose, request) => askEngine(engine, purpose, request);
 
   // ------------------------------------------------------------ the check
 
@@ -241,13 +221,8 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     announced = key;
     let detail = null;
     if (list.items.length > 0) {
-      const questions = list.items.filter((item) => item.question).length;
-      const heavy = questions > 0 && (list.text?.length ?? 0) * (questions + 10) > RECALL_SWEEP_WORK;
-      const evidence = heavy ? list.items.map(({ id, start, end }) => ({ id, start, end })) : list.request();
-      const note = heavy
-        ? "Recall@k at every setting is left out for a text this long with this many questions: it would keep the engine busy for seconds after every change. The evidence check shows it for your setting."
-        : null;
-      detail = { fields: { evidence, top_k: k }, note };
+      // The sweep op itself leaves the questions out past its work limit, and says so.
+      detail = { fields: { evidence: list.request(), top_k: k } };
     }
     document.dispatchEvent(new CustomEvent(EVIDENCE_EVENT, { detail }));
   }
@@ -303,10 +278,10 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
       ui.denseStatus.dataset.embedded = String(out.embedded);
       ui.denseStatus.dataset.cached = String(out.cached);
       ui.denseStatus.dataset.calls = String(dense.calls);
-      ui.denseStatus.dataset.loadMs = dense.loadMs === null ? "" : String(Math.round(dense.loadMs));
+      ui.denseStatus.dataset.loadMs = dense.loadMs === null ? "" : String(fmt.wholeNumber(dense.loadMs));
       ui.denseStatus.textContent =
         `${fmt.integer(out.embedded + out.cached)} texts (chunks and questions): ${fmt.integer(out.embedded)} embedded now, ` +
-        `${fmt.integer(out.cached)} from this browser's cache.` + (dense.loadMs !== null ? ` Loading the model took ${fmt.integer(Math.round(dense.loadMs))} ms.` : "");
+        `${fmt.integer(out.cached)} from this browser's cache.` + (dense.loadMs !== null ? ` Loading the model took ${fmt.integer(dense.loadMs)} ms.` : "");
       panel.dataset.dense = "ready";
       dense.keepOffline(out.model).then(() => sayOffline(out.model));
       return out;
@@ -325,7 +300,7 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     ui.progressBar.max = p.total > 0 ? p.total : 1;
     ui.progressBar.value = p.total > 0 ? p.loaded : 0;
     if (p.stage === "runtime" || p.stage === "model") {
-      ui.progressText.textContent = `${words} ${fmt.integer(Math.round(p.loaded / 1e6))} of ${fmt.integer(Math.round(p.total / 1e6))} MB`;
+      ui.progressText.textContent = `${words} ${fmt.byteSize(p.loaded, { about: true })} of ${fmt.byteSize(p.total, { about: true })}`;
     } else if (p.stage === "embed" || p.stage === "done") {
       ui.progressText.textContent = `${words} ${fmt.integer(p.loaded)} of ${fmt.integer(p.total)} texts.`;
     } else {
@@ -338,7 +313,7 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     ui.offline.dataset.value = ready ? "yes" : "no";
     ui.offline.textContent = ready
       ? "Dense retrieval works offline now: the model and its runtime are kept in this browser."
-      : `Dense retrieval is not available offline yet: the model (${fmt.integer(Math.round(model.bytes / 1e6))} MB) and its runtime load the first time you choose it, and are kept then.`;
+      : `Dense retrieval is not available offline yet: the model (${fmt.byteSize(model.bytes, { about: true })}) and its runtime load the first time you choose it, and are kept then.`;
   }
 
   function showEmpty() {
@@ -733,7 +708,7 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
 
   async function openFile(file) {
     if (file.size > MAX_BYTES) {
-      say(ui.loadNote, `${file.name} is ${fmt.integer(file.size)} bytes, over the ${fmt.integer(MAX_BYTES)}-byte limit: split it and load each part.`, "warning");
+      say(ui.loadNote, `${overByteLimit({ what: file.name, size: `${fmt.integer(file.size)} bytes`, kind: "evidence" })}.`, "warning");
       return;
     }
     let text;
@@ -759,8 +734,8 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
       return;
     }
     const { filename, json, jsonl } = response.result;
-    if (which === "jsonl") download("evidence.jsonl", jsonl, "application/jsonl");
-    else download(filename, json, "application/json");
+    if (which === "jsonl") saveFile("evidence.jsonl", jsonl, "application/jsonl");
+    else saveFile(filename, json);
   }
 
   // ------------------------------------------------------------ events

@@ -5,6 +5,7 @@
 // SVG is built with createElementNS; no chart library, no innerHTML. The sweep is
 // asked for only while its panel is open: a closed panel costs the engine nothing.
 
+import { askEngine } from "../engine/ask.js";
 import { messageOf, PURPOSE } from "../engine/protocol.js";
 import { FACTS } from "../facts.js";
 import { el, svg } from "../view/dom.js";
@@ -39,12 +40,12 @@ const OVERLAYS = [
   { key: "dense_iou", shape: "square" },
 ];
 
-const W = 320;
-const H = 196;
-const M = { left: 44, right: 14, top: 16, bottom: 40 };
+const CHART_WIDTH = 320;
+const CHART_HEIGHT = 196;
+const MARGIN = { left: 44, right: 14, top: 16, bottom: 40 };
 
 function overlapLabel(row, unit) {
-  return `${fmt.unitCount(row.overlap, unit)} (${fmt.percent(row.overlap_percent / 100)})`;
+  return `${fmt.unitCount(row.overlap, unit)} (${fmt.percentValue(row.overlap_percent)})`;
 }
 
 function describe(row, unit) {
@@ -90,19 +91,19 @@ function ticks(lo, hi, count, whole = false) {
 function chart({ rows, series, metric, unit, title, xLabel, xOf, xFmt, xTicks, overlays = [] }) {
   const spec = METRICS[metric];
   // Evidence over a cost metric takes a right-hand axis (0–100%), so the margin widens.
-  const right = overlays.length > 0 ? 40 : M.right;
+  const right = overlays.length > 0 ? 40 : MARGIN.right;
   const pts = rows.filter((r) => r[metric] !== null && r[metric] !== undefined);
   const fig = el("figure", { class: "sweep-fig", "data-series": series });
   fig.append(el("figcaption", {}, title));
   const root = svg("svg", {
-    viewBox: `0 0 ${W} ${H}`,
+    viewBox: `0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`,
     class: "sweep-svg",
     role: "group",
     "aria-label": `${spec.label} ${title.toLowerCase()}`,
   });
   fig.append(root);
   if (pts.length === 0) {
-    root.append(svg("text", { x: W / 2, y: H / 2, class: "sweep-empty", "text-anchor": "middle" }, "No text to sweep."));
+    root.append(svg("text", { x: CHART_WIDTH / 2, y: CHART_HEIGHT / 2, class: "sweep-empty", "text-anchor": "middle" }, "No text to sweep."));
     return fig;
   }
   const xs = pts.map(xOf);
@@ -117,20 +118,20 @@ function chart({ rows, series, metric, unit, title, xLabel, xOf, xFmt, xTicks, o
   if (y1 <= y0) y1 = y0 + (metric === "inflation" ? 0.5 : 1);
   const yTickVals = spec.share ? [0, 0.5, 1] : ticks(y0, y1, 3, metric !== "inflation");
   y1 = Math.max(y1, yTickVals[yTickVals.length - 1]);
-  const px = (x) => M.left + ((x - x0) / (x1 - x0)) * (W - M.left - right);
-  const py = (y) => H - M.bottom - ((y - y0) / (y1 - y0)) * (H - M.top - M.bottom);
+  const px = (x) => MARGIN.left + ((x - x0) / (x1 - x0)) * (CHART_WIDTH - MARGIN.left - right);
+  const py = (y) => CHART_HEIGHT - MARGIN.bottom - ((y - y0) / (y1 - y0)) * (CHART_HEIGHT - MARGIN.top - MARGIN.bottom);
 
   const grid = svg("g", { class: "sweep-grid", "aria-hidden": "true" });
   for (const v of yTickVals) {
-    grid.append(svg("line", { x1: M.left, x2: W - right, y1: py(v), y2: py(v) }));
-    grid.append(svg("text", { x: M.left - 6, y: py(v) + 3.5, "text-anchor": "end" }, spec.fmt(v)));
+    grid.append(svg("line", { x1: MARGIN.left, x2: CHART_WIDTH - right, y1: py(v), y2: py(v) }));
+    grid.append(svg("text", { x: MARGIN.left - 6, y: py(v) + 3.5, "text-anchor": "end" }, spec.fmt(v)));
   }
   for (const v of xTicks(pts, x0, x1)) {
-    grid.append(svg("line", { class: "x-tick", x1: px(v), x2: px(v), y1: H - M.bottom, y2: H - M.bottom + 4 }));
-    grid.append(svg("text", { x: px(v), y: H - M.bottom + 15, "text-anchor": "middle" }, xFmt(v)));
+    grid.append(svg("line", { class: "x-tick", x1: px(v), x2: px(v), y1: CHART_HEIGHT - MARGIN.bottom, y2: CHART_HEIGHT - MARGIN.bottom + 4 }));
+    grid.append(svg("text", { x: px(v), y: CHART_HEIGHT - MARGIN.bottom + 15, "text-anchor": "middle" }, xFmt(v)));
   }
-  grid.append(svg("line", { class: "axis", x1: M.left, x2: W - right, y1: H - M.bottom, y2: H - M.bottom }));
-  grid.append(svg("text", { class: "axis-label", x: (M.left + W - right) / 2, y: H - 6, "text-anchor": "middle" }, xLabel));
+  grid.append(svg("line", { class: "axis", x1: MARGIN.left, x2: CHART_WIDTH - right, y1: CHART_HEIGHT - MARGIN.bottom, y2: CHART_HEIGHT - MARGIN.bottom }));
+  grid.append(svg("text", { class: "axis-label", x: (MARGIN.left + CHART_WIDTH - right) / 2, y: CHART_HEIGHT - 6, "text-anchor": "middle" }, xLabel));
   root.append(grid);
 
   const sorted = [...pts].sort((a, b) => xOf(a) - xOf(b));
@@ -171,10 +172,10 @@ function chart({ rows, series, metric, unit, title, xLabel, xOf, xFmt, xTicks, o
   if (current) {
     const cx = px(xOf(current));
     const cy = py(current[metric]);
-    const above = cy - 14 > M.top - 6;
+    const above = cy - 14 > MARGIN.top - 6;
     root.append(svg("text", {
       class: "current-label",
-      x: Math.min(Math.max(cx, M.left + 14), W - right - 14),
+      x: Math.min(Math.max(cx, MARGIN.left + 14), CHART_WIDTH - right - 14),
       y: above ? cy - 13 : cy + 22,
       "text-anchor": "middle",
       "aria-hidden": "true",
@@ -233,12 +234,12 @@ function marker(shape, cx, cy) {
  * chart naming every series, so the trade-off reads without colour.
  */
 function drawOverlays({ root, fig, sorted, overlays, metric, px, xOf, right }) {
-  const top = M.top;
-  const bottom = H - M.bottom;
+  const top = MARGIN.top;
+  const bottom = CHART_HEIGHT - MARGIN.bottom;
   const py = (v) => bottom - v * (bottom - top);
   const axis = svg("g", { class: "sweep-grid sweep-right", "aria-hidden": "true" });
   for (const v of [0, 0.5, 1]) {
-    axis.append(svg("text", { x: W - right + 6, y: py(v) + 3.5, "text-anchor": "start" }, fmt.percent(v)));
+    axis.append(svg("text", { x: CHART_WIDTH - right + 6, y: py(v) + 3.5, "text-anchor": "start" }, fmt.percent(v)));
   }
   root.append(axis);
   const legend = el("p", { class: "sweep-legend" });
@@ -279,7 +280,7 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
   const status = panel.querySelector('[data-testid="sweep-status"]');
   const body = panel.querySelector('[data-testid="sweep-table"] tbody');
   const error = panel.querySelector('[data-testid="error"]');
-  /** The evidence for each sweep ({fields: {evidence, top_k}, note}; null: none), and the last view swept. */
+  /** The evidence for each sweep ({fields: {evidence, top_k}}; null: none), and the last view swept. */
   let evidenceFields = null;
   let lastView = null;
   let last = null;
@@ -342,7 +343,7 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
       `${rows.length} configurations in one engine call.` +
       (last.evidence ? ` At each, ${fmt.integer(last.evidence.items)} evidence passage${last.evidence.items === 1 ? "" : "s"} checked` +
         (last.evidence.questions > 0 ? `, and BM25 recall@${fmt.integer(last.evidence.top_k)} for ${fmt.integer(last.evidence.questions)} question${last.evidence.questions === 1 ? "" : "s"}.` : ".") +
-        (evidenceFields?.note ? ` ${evidenceFields.note}` : "") : "");
+        (last.evidence.note ? ` ${last.evidence.note}` : "") : "");
 
     const trs = rows.map((r, i) => {
       const starts = i > 0 && rows[i - 1].series !== r.series; // a rule above it on a phone
@@ -356,7 +357,7 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
       tr.append(
         el("td", {}, r.series === "overlap" ? "overlap" : "size"),
         el("td", { class: "num" }, fmt.integer(r.size)),
-        el("td", { class: "num" }, `${fmt.integer(r.overlap)} (${fmt.percent(r.overlap_percent / 100)})`),
+        el("td", { class: "num" }, `${fmt.integer(r.overlap)} (${fmt.percentValue(r.overlap_percent)})`),
         el("td", { class: "num" }, fmt.integer(r.chunks)),
         el("td", { class: "num" }, fmt.ratio(r.inflation)),
         el("td", { class: "num" }, fmt.integer(r.cut)),
@@ -383,24 +384,17 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
     const splitter = Object.fromEntries(
       FACTS.splitter_fields.filter((key) => key in viewRequest).map((key) => [key, viewRequest[key]]),
     );
-    let response;
-    try {
-      lastView = viewRequest;
-      const extra = evidenceFields?.fields ?? {};
-      const sweepRequest = {
-        op: "sweep", text, unit, encoding, size, overlap, overlap_mode: overlapMode, ...splitter, ...extra,
-      };
-      if (denseOn && questionsGiven()) {
-        const vectors = await denseVectors(sweepRequest);
-        if (vectors === null) return;
-        sweepRequest.vectors = vectors;
-      }
-      response = await engine.call(PURPOSE.sweep, sweepRequest);
-    } catch (err) {
-      error.textContent = `The sweep failed: ${messageOf(err)}`;
-      error.hidden = false;
-      return;
+    lastView = viewRequest;
+    const extra = evidenceFields?.fields ?? {};
+    const sweepRequest = {
+      op: "sweep", text, unit, encoding, size, overlap, overlap_mode: overlapMode, ...splitter, ...extra,
+    };
+    if (denseOn && questionsGiven()) {
+      const vectors = await denseVectors(sweepRequest); // says its own failure, then null
+      if (vectors === null) return;
+      sweepRequest.vectors = vectors;
     }
+    const response = await askEngine(engine, PURPOSE.sweep, sweepRequest);
     if (response === null) return; // superseded by a newer sweep
     if (!response.ok) {
       // The main view accepted these settings, so this should not happen; say so if it does.
@@ -576,7 +570,7 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
       denseUi.box.dataset.embed = String(p.embed);
       denseUi.note.textContent =
         `${fmt.integer(p.embed)} of ${fmt.integer(p.texts)} texts (every setting's chunks and the questions) to embed, ` +
-        `${fmt.integer(p.cached)} in this browser's cache` + (p.embed > 0 ? `: about ${fmt.integer(Math.max(1, Math.round(p.seconds)))} s, plus the model's first load.` : ".");
+        `${fmt.integer(p.cached)} in this browser's cache` + (p.embed > 0 ? `: about ${fmt.integer(Math.max(1, p.seconds))} s, plus the model's first load.` : ".");
       denseUi.run.hidden = false;
       denseUi.plan.hidden = true;
     } catch (err) {

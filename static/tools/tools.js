@@ -18,34 +18,24 @@ import { mountBudget } from "./budget.js";
 import { mountSizing } from "./sizing.js";
 import { mountSweep } from "./sweep-chart.js";
 
-/** Half up to a whole number, for a token estimate. */
-const whole = (x) => Math.floor(x + 0.5);
-
 /**
- * The main view's figures in tokens: the text's tokens, the chunk size and the
- * overlap, and the words that say where they came from. Null before a result.
+ * The main view's figures in tokens, as the engine answered them (`in_tokens`: exact
+ * in token mode, else estimated with the tokens-per-unit ratio), and the words that
+ * say where they came from. Null before a result.
  */
 export function mainInTokens(result) {
   if (!result) return null;
-  const { params, summary, counts } = result;
-  if (params.unit === "token") {
-    return {
-      tokens: counts.tokens ?? summary.units,
-      size: params.size,
-      overlap: params.overlap,
-      how: `this text's ${fmt.unitCount(counts.tokens ?? summary.units, "token")} (${params.encoding}, exact)`,
-    };
-  }
+  const { params, summary, in_tokens: inTokens } = result;
   const ratio = params.tokens_per_unit;
-  const size = Math.max(1, whole(params.size * ratio));
   return {
-    tokens: Math.max(1, whole(summary.units * ratio)),
-    size,
-    overlap: Math.min(size - 1, whole(params.overlap * ratio)),
-    how:
-      `this text's ${fmt.unitCount(summary.units, params.unit)} at ${fmt.plain(ratio)} ` +
-      `token${ratio === 1 ? "" : "s"} per ${fmt.unitSingular(params.unit)}, about ` +
-      fmt.unitCount(Math.max(1, whole(summary.units * ratio)), "token"),
+    tokens: inTokens.tokens,
+    size: inTokens.size,
+    overlap: inTokens.overlap,
+    how: inTokens.exact
+      ? `this text's ${fmt.unitCount(inTokens.tokens, "token")} (${params.encoding}, exact)`
+      : `this text's ${fmt.unitCount(summary.units, params.unit)} at ${fmt.plain(ratio)} ` +
+        `token${ratio === 1 ? "" : "s"} per ${fmt.unitSingular(params.unit)}, about ` +
+        fmt.unitCount(inTokens.tokens, "token"),
   };
 }
 

@@ -3,6 +3,7 @@
 // the answer to the modules that draw it. No figure is computed and nothing is
 // drawn here: the arithmetic is the engine's, the drawing the other view modules'.
 
+import { askEngine } from "../engine/ask.js";
 import { PURPOSE } from "../engine/protocol.js";
 import { measureText } from "../engine/text-limit.js";
 import { FACTS } from "../facts.js";
@@ -16,6 +17,7 @@ import { renderCapNotice } from "./cap-notice.js";
 import { CardRenderer } from "./cards.js";
 import { mountCentre } from "./centre.js";
 import { buildControls, customRatioHint, showSettings, showUnit } from "./controls.js";
+import { saveFile, textWithCode } from "./dom.js";
 import { EncodingInfo } from "./encodings.js";
 import { mountFileOpen } from "./file-open.js";
 import * as fmt from "./format.js";
@@ -61,9 +63,9 @@ const ui = {
   text: $("#text-input"),
   size: $("#size-input"),
   overlap: $("#overlap-input"),
-  tpu: $("#tokens-per-unit-input"),
-  tpuReset: $("#tpu-reset"),
-  tpuHint: $("#tpu-hint"),
+  tokensPerUnit: $("#tokens-per-unit-input"),
+  tokensPerUnitReset: $("#tpu-reset"),
+  tokensPerUnitHint: $("#tpu-hint"),
   price: $("#price-input"),
   encoding: $("#encoding-select"),
   encodingRow: $("#encoding-row"),
@@ -89,7 +91,7 @@ const ui = {
   modelFigures: $("#model-figures"),
   maxTokens: $("#max-tokens-input"),
   maxTokensSetting: $("#max-tokens-setting"),
-  tpuSetting: $("#tpu-setting"),
+  tokensPerUnitSetting: $("#tpu-setting"),
   cutMarks: $("#cut-marks"),
   clearText: $("#clear-text"),
   openFile: $("#open-file"),
@@ -107,7 +109,7 @@ const FIELD_INPUT = {
   text: ui.text,
   size: ui.size,
   overlap: ui.overlap,
-  tokens_per_unit: ui.tpu,
+  tokens_per_unit: ui.tokensPerUnit,
   price_per_million: ui.price,
   encoding: ui.encoding,
   model: ui.model,
@@ -117,6 +119,7 @@ const FIELD_INPUT = {
 buildControls(document, ui.encoding);
 buildModelSelect(ui.model);
 $("#no-offline-tokenizer").textContent = FACTS.no_offline_tokenizer;
+textWithCode($("#sentence-rule-text"), FACTS.sentence_rule);
 const status = new Status($('[data-testid="status"]'));
 const errors = new FieldErrors({
   roots: [ui.form, ui.summary],
@@ -193,15 +196,15 @@ function buildRequest(op) {
     op,
     text: theText(),
     unit: settings.unit,
-    encoding: settings.enc,
+    encoding: settings.encoding,
     size: settings.size,
     overlap: settings.overlap,
-    overlap_mode: settings.om,
-    tokens_per_unit: settings.unit === "token" ? null : settings.tpu,
+    overlap_mode: settings.overlapMode,
+    tokens_per_unit: settings.unit === "token" ? null : settings.tokensPerUnit,
     price_per_million: settings.price,
     model: settings.model || null,
     // The input limit is a count of tokens, shown and checked in token mode only.
-    max_tokens: settings.unit === "token" ? settings.max : null,
+    max_tokens: settings.unit === "token" ? settings.maxTokens : null,
     ...splitterFields(settings),
     ...centre.requestFields(),
     ...(mainChunks === null ? {} : { chunks_ref: mainChunks }),
@@ -229,11 +232,8 @@ function schedule(delay = DEBOUNCE_MS) {
 
 /** Asks the engine; an engine failure is the status line's to show (onOutcome). */
 async function ask(purpose, request) {
-  try {
-    return await engine.call(purpose, request);
-  } catch {
-    return null;
-  }
+  const response = await askEngine(engine, purpose, request);
+  return response?.failed ? null : response;
 }
 
 async function compute() {
@@ -248,7 +248,7 @@ async function compute() {
     errors.clear();
     lastGood = { request, result: response.result };
     render(response.result);
-    centre.landed(request, response.result, { showBreaks: response.result.params.unit === "token" && settings.tb });
+    centre.landed(request, response.result, { showBreaks: response.result.params.unit === "token" && settings.tokenBoundaries });
     tools.viewLanded(request);
     evidence.viewLanded(request);
     audit.viewLanded();
@@ -265,7 +265,7 @@ async function compute() {
 // ---------------------------------------------------------------- refusals while typing
 
 /** The setting's number field with the focus, where a number may be half typed. */
-const TYPED_FIELDS = [ui.size, ui.overlap, ui.price, ui.tpu, ui.maxTokens];
+const TYPED_FIELDS = [ui.size, ui.overlap, ui.price, ui.tokensPerUnit, ui.maxTokens];
 let held = null; // {error, timer}: a refusal waiting for a pause in the typing
 
 function typingIn() {
@@ -372,14 +372,14 @@ function render(result) {
   // What the boundaries got, in the engine's plain words (a fixed window gets what it asks).
   ui.overlapSentence.textContent = result.overlap && result.splitter.name !== "fixed" ? result.overlap.sentence : "";
   ui.overlapSentence.hidden = !ui.overlapSentence.textContent;
-  if (settings.om === "percent") {
+  if (settings.overlapMode === "percent") {
     ui.overlapResolved.textContent = `= ${fmt.unitCount(params.overlap, params.unit)} of overlap (rounded half up to whole ${fmt.unitPlural(params.unit)})`;
   } else {
     ui.overlapResolved.textContent = OVERLAP_HINT;
   }
   ui.overlapResolved.dataset.value = String(params.overlap);
-  if (params.unit !== "token" && settings.tpu === null) {
-    ui.tpu.value = fmt.plain(params.tokens_per_unit);
+  if (params.unit !== "token" && settings.tokensPerUnit === null) {
+    ui.tokensPerUnit.value = fmt.plain(params.tokens_per_unit);
   }
   renderOverview(ui.overview, result.overview, summary.chunks, params.unit, Boolean(capped));
   const shown = result.overview ? result.overview.windows.length : 0;
@@ -394,13 +394,13 @@ function render(result) {
   renderModelFigures(ui.modelFigures, settings);
   ui.emptyNote.hidden = summary.chunks !== 0;
   boundaries.update(result);
-  cards.render(capped ? [] : chunks, params.unit, params.unit === "token" && settings.tb, params.model ?? "");
+  cards.render(capped ? [] : chunks, params.unit, params.unit === "token" && settings.tokenBoundaries, params.model ?? "");
 }
 
 function rerenderCards() {
-  if (!lastGood || lastGood.result.capped || centre.redrawCards(settings.tb)) return;
+  if (!lastGood || lastGood.result.capped || centre.redrawCards(settings.tokenBoundaries)) return;
   const { params, chunks } = lastGood.result;
-  cards.render(chunks, params.unit, params.unit === "token" && settings.tb, params.model ?? "");
+  cards.render(chunks, params.unit, params.unit === "token" && settings.tokenBoundaries, params.model ?? "");
 }
 
 // ---------------------------------------------------------------- download
@@ -417,15 +417,7 @@ async function download() {
     return;
   }
   const { filename, json } = response.result;
-  const url = URL.createObjectURL(new Blob([json], { type: "application/json" }));
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = filename;
-  a.hidden = true;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  saveFile(filename, json);
 }
 
 // ---------------------------------------------------------------- events
@@ -441,7 +433,7 @@ function onSettingsEdited({ delay = FIELD_DELAY_MS } = {}) {
 function applySettings(next) {
   settings = next;
   showSettings(ui, settings);
-  encodingInfo.show(settings.enc); // a model may bring another encoding: its licence line too
+  encodingInfo.show(settings.encoding); // a model may bring another encoding: its licence line too
   splitter.show();
   showSplitterUnit();
   onSettingsEdited({ delay: 0 });
@@ -468,28 +460,28 @@ for (const [input, key] of [[ui.size, "size"], [ui.overlap, "overlap"], [ui.pric
   });
 }
 
-ui.tpu.addEventListener("input", () => {
-  const value = ui.tpu.value.trim();
-  settings.tpu = value === "" ? null : ui.tpu.value;
-  ui.tpu.dataset.mode = settings.tpu === null ? "preset" : "custom";
-  ui.tpuReset.hidden = settings.tpu === null;
-  if (settings.tpu !== null) ui.tpuHint.textContent = customRatioHint(settings.tpu, settings.unit);
+ui.tokensPerUnit.addEventListener("input", () => {
+  const value = ui.tokensPerUnit.value.trim();
+  settings.tokensPerUnit = value === "" ? null : ui.tokensPerUnit.value;
+  ui.tokensPerUnit.dataset.mode = settings.tokensPerUnit === null ? "preset" : "custom";
+  ui.tokensPerUnitReset.hidden = settings.tokensPerUnit === null;
+  if (settings.tokensPerUnit !== null) ui.tokensPerUnitHint.textContent = customRatioHint(settings.tokensPerUnit, settings.unit);
   onSettingsEdited();
 });
 
-ui.tpu.addEventListener("change", () => {
-  if (settings.tpu === null) showUnit(ui, settings); // an emptied field goes back to showing the preset
+ui.tokensPerUnit.addEventListener("change", () => {
+  if (settings.tokensPerUnit === null) showUnit(ui, settings); // an emptied field goes back to showing the preset
 });
 
-ui.tpuReset.addEventListener("click", () => {
-  settings.tpu = null;
+ui.tokensPerUnitReset.addEventListener("click", () => {
+  settings.tokensPerUnit = null;
   showUnit(ui, settings);
-  ui.tpu.focus();
+  ui.tokensPerUnit.focus();
   onSettingsEdited();
 });
 
 ui.encoding.addEventListener("change", () => {
-  settings.enc = ui.encoding.value;
+  settings.encoding = ui.encoding.value;
   onSettingsEdited({ delay: 0 });
 });
 
@@ -500,7 +492,7 @@ ui.form.addEventListener("change", (event) => {
     showUnit(ui, settings);
     onSettingsEdited({ delay: 0 });
   } else if (target.name === "overlap-mode") {
-    settings.om = target.value;
+    settings.overlapMode = target.value;
     onSettingsEdited({ delay: 0 });
   }
 });
@@ -511,8 +503,8 @@ ui.form.addEventListener("submit", (event) => event.preventDefault());
 
 /** Word mode is none of LangChain's length functions: its radio is disabled, with why. */
 function showSplitterUnit() {
-  const recursive = settings.sp === "recursive";
-  const allowed = FACTS.splitters[settings.sp].units;
+  const recursive = settings.splitter === "recursive";
+  const allowed = FACTS.splitters[settings.splitter].units;
   for (const radio of ui.form.querySelectorAll('input[name="unit"]')) {
     const input = /** @type {HTMLInputElement} */ (radio);
     input.disabled = !allowed.includes(input.value);
@@ -532,7 +524,7 @@ const splitter = mountSplitter(ui.form, () => settings, () => {
 });
 
 ui.tokenBreaks.addEventListener("change", () => {
-  settings.tb = ui.tokenBreaks.checked;
+  settings.tokenBoundaries = ui.tokenBreaks.checked;
   saveHash();
   rerenderCards();
 });
@@ -553,17 +545,22 @@ for (const button of document.querySelectorAll("[data-example]")) {
     holdText(EXAMPLE_TEXT);
     textStore.save(EXAMPLE_TEXT);
     const overlap = button.dataset.example === "overlap" ? "1" : "0";
-    applySettings({ ...settings, unit: "word", size: "4", overlap, om: "units", tpu: "1", price: "1" });
+    applySettings({ ...settings, unit: "word", size: "4", overlap, overlapMode: "units", tokensPerUnit: "1", price: "1" });
   });
 }
 
-window.addEventListener("hashchange", () => {
+/** Takes the settings the link names into the form and what shows them. */
+function takeLinkSettings() {
   settings = readHash(location.hash);
   showSettings(ui, settings);
   splitter.show();
   showSplitterUnit();
-  encodingInfo.show(settings.enc);
+  encodingInfo.show(settings.encoding);
   renderModelFigures(ui.modelFigures, settings);
+}
+
+window.addEventListener("hashchange", () => {
+  takeLinkSettings();
   schedule(0);
 });
 
@@ -577,20 +574,20 @@ ui.model.addEventListener("change", () => {
 });
 
 ui.maxTokens.addEventListener("input", () => {
-  settings.max = ui.maxTokens.value;
+  settings.maxTokens = ui.maxTokens.value;
   renderModelFigures(ui.modelFigures, settings);
   onSettingsEdited();
 });
 
 ui.encoding.addEventListener("change", () => {
-  encodingInfo.show(settings.enc);
+  encodingInfo.show(settings.encoding);
   renderModelFigures(ui.modelFigures, settings);
 });
 ui.price.addEventListener("input", () => renderModelFigures(ui.modelFigures, settings));
 
 ui.cutMarks.addEventListener("change", () => {
-  settings.cm = ui.cutMarks.checked;
-  ui.chunksPanel.dataset.cutMarks = settings.cm ? "on" : "off";
+  settings.cutMarks = ui.cutMarks.checked;
+  ui.chunksPanel.dataset.cutMarks = settings.cutMarks ? "on" : "off";
   saveHash();
 });
 
@@ -634,7 +631,7 @@ window.addEventListener("pagehide", () => textStore.flush());
 // ArrowUp and ArrowDown step every number field on the page, within its bounds
 // (the overlap's are a percentage's in percent mode).
 mountNumberKeys(document, (input) => {
-  if (input === ui.overlap && settings.om === "percent") return FACTS.bounds.overlap_percent;
+  if (input === ui.overlap && settings.overlapMode === "percent") return FACTS.bounds.overlap_percent;
   return FACTS.bounds[input.dataset.bound ?? input.dataset.param] ?? {};
 });
 
@@ -642,11 +639,11 @@ mountNumberKeys(document, (input) => {
 
 const tools = mountTools({
   engine,
-  source: () => ({ text: theText(), unit: settings.unit, encoding: settings.enc }),
+  source: () => ({ text: theText(), unit: settings.unit, encoding: settings.encoding }),
   // The panels start from the main settings and this text's own counts.
   main: () => ({ settings, result: lastGood?.result ?? null }),
   // A sweep point chosen: its size and overlap (whole units) go into the main inputs.
-  apply: ({ size, overlap }) => applySettings({ ...settings, size: String(size), overlap: String(overlap), om: "units" }),
+  apply: ({ size, overlap }) => applySettings({ ...settings, size: String(size), overlap: String(overlap), overlapMode: "units" }),
 });
 
 // ---------------------------------------------------------------- evidence check
@@ -663,7 +660,7 @@ const evidence = mountEvidence({
   goTo: (index) => cards.goTo(index),
   documentName: () => documentName, // the report's download is named after the opened file
   // The smallest overlap that keeps every passage whole, put into the main inputs.
-  apply: ({ overlap }) => applySettings({ ...settings, overlap: String(overlap), om: "units" }),
+  apply: ({ overlap }) => applySettings({ ...settings, overlap: String(overlap), overlapMode: "units" }),
 });
 
 // ---------------------------------------------------------------- audit and compare
@@ -682,12 +679,7 @@ const audit = mountAudit({
 
 // ---------------------------------------------------------------- start
 
-settings = readHash(location.hash);
-showSettings(ui, settings);
-splitter.show();
-showSplitterUnit();
-encodingInfo.show(settings.enc);
-renderModelFigures(ui.modelFigures, settings);
+takeLinkSettings();
 if (settings.model) tools.usePreset(presetForTools(settings.model));
 saveHash();
 

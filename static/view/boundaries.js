@@ -12,6 +12,9 @@
 // text the marks were made for, the card is left unmarked rather than marked in
 // the wrong place.
 
+import { wrapRanges } from "./dom.js";
+
+export { wrapRanges }; // cards.js marks the text a model drops with it
 import * as fmt from "./format.js";
 import { utf16Indexer } from "./text-offsets.js";
 
@@ -33,45 +36,6 @@ function merge(ranges) {
     else out.push([...r]);
   }
   return out;
-}
-
-/**
- * Wrap the given UTF-16 ranges (sorted, disjoint) of `root`'s text in spans with
- * `attrs` (by default class "cut-sentence"). Returns the number of spans made.
- * @param {Node} root
- * @param {number[][]} ranges
- * @param {Record<string, string>} [attrs]
- */
-export function wrapRanges(root, ranges, attrs = { class: "cut-sentence" }) {
-  if (ranges.length === 0) return 0;
-  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-  const nodes = [];
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) nodes.push(n);
-  let offset = 0;
-  let r = 0;
-  let wrapped = 0;
-  for (const node of nodes) {
-    const start = offset;
-    const end = offset + node.data.length;
-    offset = end;
-    // Pieces of this text node inside a range, from the last one backwards
-    // (splitting from the end keeps earlier indices valid).
-    const pieces = [];
-    while (r < ranges.length && ranges[r][1] <= start) r += 1;
-    for (let k = r; k < ranges.length && ranges[k][0] < end; k += 1) {
-      pieces.push([Math.max(ranges[k][0], start) - start, Math.min(ranges[k][1], end) - start]);
-    }
-    for (const [a, b] of pieces.reverse()) {
-      const middle = node.splitText(a);
-      middle.splitText(b - a);
-      const span = document.createElement("span");
-      for (const [name, value] of Object.entries(attrs)) span.setAttribute(name, value);
-      middle.replaceWith(span);
-      span.append(middle);
-      wrapped += 1;
-    }
-  }
-  return wrapped;
 }
 
 export class BoundaryView {
@@ -144,7 +108,7 @@ export class BoundaryView {
       return;
     }
     const at = utf16Indexer(shown);
-    const n = wrapRanges(body, merge(marks.map(([a, b]) => [at(a), at(b)])));
+    const n = wrapRanges(body, merge(marks.map(([a, b]) => [at(a), at(b)])), { class: "cut-sentence" });
     card.dataset.cutMarked = String(n);
   }
 }

@@ -104,13 +104,5 @@ export function renderLifted(node, lifted, unit, { onRestore }) {
 
 /** The download's estimated size, or that it is still being worked out (it follows the view). */
 function jsonSize(bytes) {
-  return bytes === undefined || bytes === null ? "its size follows in a moment" : `about ${aboutBytes(bytes)} of JSON`;
-}
-
-/** An estimated size, to two significant digits ("68 MB", "2.1 MB", "94 kB"). */
-function aboutBytes(bytes) {
-  for (const [name, div] of /** @type {[string, number][]} */ ([["GB", 1e9], ["MB", 1e6], ["kB", 1e3]])) {
-    if (bytes >= div) return `${Number((bytes / div).toPrecision(2))} ${name}`;
-  }
-  return `${fmt.integer(bytes)} bytes`;
+  return bytes === undefined || bytes === null ? "its size follows in a moment" : `about ${fmt.byteSize(bytes, { about: true })} of JSON`;
 }

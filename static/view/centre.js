@@ -12,6 +12,7 @@
 // `stripClicked(i, start)` when a card is asked for; `redrawCards(tb)` when the
 // token-boundary toggle changes (true when it redrew the lifted cards itself).
 
+import { askEngine } from "../engine/ask.js";
 import { PURPOSE } from "../engine/protocol.js";
 import { renderLiftChoice, renderLifted } from "./cap-notice.js";
 import { markOverview } from "./overview.js";
@@ -30,13 +31,10 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
   let lifted = false;
   let current = null; // {request, result} on screen
 
+  // An engine failure is the status line's to show: here it is no answer.
   const ask = async (purpose, request) => {
-    try {
-      const response = await engine.call(purpose, request);
-      return response && response.ok ? response.result : null;
-    } catch {
-      return null; // an engine failure is the status line's to show
-    }
+    const response = await askEngine(engine, purpose, request);
+    return response?.ok ? response.result : null;
   };
 
   const textView = new TextView({

@@ -62,8 +62,8 @@ function preset(unit) {
 }
 
 /** The hint for a ratio the person typed. */
-export function customRatioHint(tpu, unit) {
-  return `Your ratio: ${tokens(tpu.trim())} per ${fmt.unitSingular(unit)}. It stays when you change the unit.`;
+export function customRatioHint(ratio, unit) {
+  return `Your ratio: ${tokens(ratio.trim())} per ${fmt.unitSingular(unit)}. It stays when you change the unit.`;
 }
 
 /**
@@ -72,16 +72,16 @@ export function customRatioHint(tpu, unit) {
  */
 export function showSettings(ui, settings) {
   ui.form.querySelector(`input[name="unit"][value="${settings.unit}"]`).checked = true;
-  ui.form.querySelector(`input[name="overlap-mode"][value="${settings.om}"]`).checked = true;
+  ui.form.querySelector(`input[name="overlap-mode"][value="${settings.overlapMode}"]`).checked = true;
   ui.size.value = settings.size;
   ui.overlap.value = settings.overlap;
   ui.price.value = settings.price;
-  ui.encoding.value = settings.enc;
-  ui.tokenBreaks.checked = settings.tb;
+  ui.encoding.value = settings.encoding;
+  ui.tokenBreaks.checked = settings.tokenBoundaries;
   ui.model.value = settings.model;
-  ui.maxTokens.value = settings.max;
-  ui.cutMarks.checked = settings.cm;
-  ui.chunksPanel.dataset.cutMarks = settings.cm ? "on" : "off"; // style.css hides the marks
+  ui.maxTokens.value = settings.maxTokens;
+  ui.cutMarks.checked = settings.cutMarks;
+  ui.chunksPanel.dataset.cutMarks = settings.cutMarks ? "on" : "off"; // style.css hides the marks
   showUnit(ui, settings);
 }
 
@@ -99,16 +99,16 @@ export function showUnit(ui, settings) {
   ui.countTokensWrap.hidden = !exact;
   // Tokens are exact in token mode: no ratio to estimate, so no ratio field. The
   // model's input limit is counted in tokens: only token mode checks it.
-  ui.tpuSetting.hidden = exact;
+  ui.tokensPerUnitSetting.hidden = exact;
   ui.maxTokensSetting.hidden = !exact;
-  const mode = exact ? "exact" : settings.tpu === null ? "preset" : "custom";
-  ui.tpu.disabled = exact;
-  ui.tpu.dataset.mode = mode;
-  ui.tpuReset.hidden = mode !== "custom";
+  const mode = exact ? "exact" : settings.tokensPerUnit === null ? "preset" : "custom";
+  ui.tokensPerUnit.disabled = exact;
+  ui.tokensPerUnit.dataset.mode = mode;
+  ui.tokensPerUnitReset.hidden = mode !== "custom";
   if (mode === "custom") {
-    ui.tpu.value = settings.tpu;
-    ui.tpuHint.textContent = customRatioHint(settings.tpu, unit);
+    ui.tokensPerUnit.value = settings.tokensPerUnit;
+    ui.tokensPerUnitHint.textContent = customRatioHint(settings.tokensPerUnit, unit);
   } else {
-    ({ value: ui.tpu.value, hint: ui.tpuHint.textContent } = preset(unit));
+    ({ value: ui.tokensPerUnit.value, hint: ui.tokensPerUnitHint.textContent } = preset(unit));
   }
 }

@@ -16,7 +16,7 @@
 // Offsets from the engine are code points; the DOM's are UTF-16 units, converted by
 // view/text-offsets.js.
 
-import { el } from "./dom.js";
+import { el, wrapRanges } from "./dom.js";
 import { utf16Indexer } from "./text-offsets.js";
 
 const SEGMENT = '[data-testid="segment"]';
@@ -70,37 +70,11 @@ function describe(p) {
  * Returns how many spans it made.
  */
 function wrap(root, pieces) {
-  if (pieces.length === 0) return 0;
-  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-  const nodes = [];
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) nodes.push(n);
-  let offset = 0;
-  let r = 0;
-  let made = 0;
-  for (const node of nodes) {
-    const start = offset;
-    const end = offset + node.data.length;
-    offset = end;
-    while (r < pieces.length && pieces[r].b <= start) r += 1;
-    const here = [];
-    for (let k = r; k < pieces.length && pieces[k].a < end; k += 1) here.push(pieces[k]);
-    // From the last backwards: splitting from the end keeps earlier indices valid.
-    for (const p of here.reverse()) {
-      const a = Math.max(p.a, start) - start;
-      const b = Math.min(p.b, end) - start;
-      const middle = node.splitText(a);
-      middle.splitText(b - a);
-      const span = el("span", {
-        class: `${MARK} ${p.split ? "ev-split" : "ev-whole"}`,
-        "data-evidence": p.ids.join(" "),
-        title: describe(p),
-      });
-      middle.replaceWith(span);
-      span.append(middle);
-      made += 1;
-    }
-  }
-  return made;
+  return wrapRanges(root, pieces.map((p) => [p.a, p.b]), (k) => ({
+    class: `${MARK} ${pieces[k].split ? "ev-split" : "ev-whole"}`,
+    "data-evidence": pieces[k].ids.join(" "),
+    title: describe(pieces[k]),
+  }));
 }
 
 /** Removes every mark under `root`, leaving its text as it was. */

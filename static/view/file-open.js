@@ -21,7 +21,7 @@
 
 import { MAX_BYTES } from "../engine/text-limit.js";
 import * as fmt from "./format.js";
-import { overLimitTail } from "./paste-guard.js";
+import { refusedText } from "./paste-guard.js";
 
 /**
  * The offset of the first byte that starts no valid UTF-8 sequence (the start of a
@@ -69,7 +69,7 @@ function shortName(name) {
 export async function readTextFile(file) {
   const name = shortName(file.name);
   if (file.size > MAX_BYTES) {
-    return { refused: `${name} not opened: it is ${fmt.integer(file.size)} bytes, ${overLimitTail()}` };
+    return { refused: refusedText(`${name} not opened`, "it", `${fmt.integer(file.size)} bytes`) };
   }
   let bytes;
   try {

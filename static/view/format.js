@@ -6,6 +6,9 @@
 //   integer(1500)              -> "1,500"
 //   dollars(1.2e-05)           -> "$0.000012"  (3 significant digits below a cent)
 //   byteSize(1536000)          -> "1.536 MB"   (decimal units; the exact count goes in a title)
+//   byteSize(2149000, {about: true}) -> "2.1 MB" (an estimate: 2 significant digits)
+//   wholeNumber(1234.6)        -> 1235         (for a data attribute; integer() for people)
+//   percentValue(15)           -> "15%"        (a figure already in percent)
 //   unitCount(3, "word")       -> "3 words"    (unit names from pyapp/facts.py)
 
 import { FACTS } from "../facts.js";
@@ -14,6 +17,7 @@ const intFmt = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 const ratioFmt = new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 });
 const pctFmt = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
 const tokensFmt = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
+const aboutFmt = new Intl.NumberFormat("en-US", { maximumSignificantDigits: 2 });
 const bigDollars = new Intl.NumberFormat("en-US", {
   style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 2,
 });
@@ -41,6 +45,16 @@ export function percent(fraction) {
   return isNum(fraction) ? `${pctFmt.format(fraction * 100)}%` : "–";
 }
 
+/** A figure the engine gives in percent (15 for 15%): at most 2 decimals. */
+export function percentValue(v) {
+  return isNum(v) ? `${pctFmt.format(v)}%` : "–";
+}
+
+/** A measured figure (milliseconds, seconds) as a whole number, for an attribute. */
+export function wholeNumber(v) {
+  return Math.round(v);
+}
+
 /** An estimate of tokens, which may be fractional: at most 2 decimals. */
 export function tokens(v) {
   return isNum(v) ? tokensFmt.format(v) : "–";
@@ -62,12 +76,17 @@ export function plain(v) {
 /** @type {[string, number][]} */
 const BYTE_UNITS = [["TB", 1e12], ["GB", 1e9], ["MB", 1e6], ["kB", 1e3]];
 
-/** A readable size for a byte count (decimal units, display only). */
-export function byteSize(v) {
+/**
+ * A readable size for a byte count (decimal units, display only): at most 3 decimals,
+ * or with `about` (an estimate) 2 significant digits ("68 MB", "2.1 MB", "94 kB").
+ * @param {number} v
+ * @param {{about?: boolean}} [how]
+ */
+export function byteSize(v, { about = false } = {}) {
   if (!isNum(v)) return "–";
   if (v < 1000) return `${integer(v)} B`;
   const [name, div] = BYTE_UNITS.find(([, d]) => v >= d);
-  return `${plain(v / div)} ${name}`;
+  return `${(about ? aboutFmt : ratioFmt).format(v / div)} ${name}`;
 }
 
 const UNITS = new Map(FACTS.units.map((unit) => [unit.name, unit]));

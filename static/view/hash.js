@@ -13,24 +13,29 @@
 import { FACTS } from "../facts.js";
 
 const CHUNK = FACTS.defaults.chunk;
+const FIELDS = FACTS.defaults.fields;
 
+/**
+ * The settings' names and the link's short keys (links already shared keep working):
+ * each setting is named in whole words here and in the page, and its key in the URL.
+ */
 export const DEFAULTS = Object.freeze({
   unit: CHUNK.unit,
   size: CHUNK.size,
   overlap: CHUNK.overlap,
-  om: CHUNK.overlap_mode,
-  enc: CHUNK.encoding,
-  tpu: null, // null: the preset for the unit
+  overlapMode: CHUNK.overlap_mode, // om
+  encoding: CHUNK.encoding, // enc
+  tokensPerUnit: null, // tpu; null: the preset for the unit
   price: CHUNK.price_per_million,
-  tb: false,
+  tokenBoundaries: false, // tb
   model: "", // "": no model preset
-  max: "", // the model's input limit as typed; "": the preset's, or none
-  cm: true, // cut sentences marked in the cards
-  sp: "fixed", // the splitter
-  sepPreset: "default", // the recursive splitter's separators preset
-  seps: null, // its separators as typed (a list), or null for the preset's
-  rx: false, // typed separators are regular expressions
-  keep: FACTS.keep_separator[0], // where a kept separator goes
+  maxTokens: "", // max: the model's input limit as typed; "": the preset's, or none
+  cutMarks: true, // cm: cut sentences marked in the cards
+  splitter: FIELDS.splitter, // sp
+  separatorsPreset: FIELDS.separators_preset, // sep: the recursive splitter's separators preset
+  separators: null, // seps: its separators as typed (a list), or null for the preset's
+  separatorRegex: false, // rx: typed separators are regular expressions
+  keepSeparator: FIELDS.keep_separator, // keep: where a kept separator goes
   strip: true, // strip whitespace at chunk edges
 });
 
@@ -54,7 +59,7 @@ function separatorList(raw) {
 }
 
 const UNITS = new Set(FACTS.units.map((unit) => unit.name));
-const MODES = new Set(["units", "percent"]);
+const MODES = new Set(FACTS.overlap_modes);
 const ENCODINGS = new Set(FACTS.encodings.map((encoding) => encoding.name));
 const MODELS = new Set(FACTS.models.map((model) => model.name));
 const MAX_FIELD = FACTS.max_field_chars; // longer is not a setting anyone typed
@@ -69,26 +74,26 @@ function field(value, fallback) {
 export function readHash(hash) {
   const params = new URLSearchParams(String(hash || "").replace(/^#/, ""));
   const unit = params.get("unit");
-  const om = params.get("om");
-  const enc = params.get("enc");
-  const tpu = params.get("tpu");
+  const overlapMode = params.get("om");
+  const encoding = params.get("enc");
+  const tokensPerUnit = params.get("tpu");
   return {
     unit: UNITS.has(unit) ? unit : DEFAULTS.unit,
     size: field(params.get("size"), DEFAULTS.size),
     overlap: field(params.get("overlap"), DEFAULTS.overlap),
-    om: MODES.has(om) ? om : DEFAULTS.om,
-    enc: ENCODINGS.has(enc) ? enc : DEFAULTS.enc,
-    tpu: tpu === null || tpu === "" ? null : tpu.slice(0, MAX_FIELD),
+    overlapMode: MODES.has(overlapMode) ? overlapMode : DEFAULTS.overlapMode,
+    encoding: ENCODINGS.has(encoding) ? encoding : DEFAULTS.encoding,
+    tokensPerUnit: tokensPerUnit === null || tokensPerUnit === "" ? null : tokensPerUnit.slice(0, MAX_FIELD),
     price: field(params.get("price"), DEFAULTS.price),
-    tb: params.get("tb") === "1",
+    tokenBoundaries: params.get("tb") === "1",
     model: MODELS.has(params.get("model")) ? params.get("model") : DEFAULTS.model,
-    max: field(params.get("max"), DEFAULTS.max),
-    cm: params.get("cm") !== "0",
-    sp: SPLITTERS.has(params.get("sp") ?? "") ? /** @type {string} */ (params.get("sp")) : DEFAULTS.sp,
-    sepPreset: SEPARATOR_PRESETS.has(params.get("sep") ?? "") ? /** @type {string} */ (params.get("sep")) : DEFAULTS.sepPreset,
-    seps: separatorList(params.get("seps")),
-    rx: params.get("rx") === "1",
-    keep: KEEP.has(params.get("keep") ?? "") ? /** @type {string} */ (params.get("keep")) : DEFAULTS.keep,
+    maxTokens: field(params.get("max"), DEFAULTS.maxTokens),
+    cutMarks: params.get("cm") !== "0",
+    splitter: SPLITTERS.has(params.get("sp") ?? "") ? /** @type {string} */ (params.get("sp")) : DEFAULTS.splitter,
+    separatorsPreset: SEPARATOR_PRESETS.has(params.get("sep") ?? "") ? /** @type {string} */ (params.get("sep")) : DEFAULTS.separatorsPreset,
+    separators: separatorList(params.get("seps")),
+    separatorRegex: params.get("rx") === "1",
+    keepSeparator: KEEP.has(params.get("keep") ?? "") ? /** @type {string} */ (params.get("keep")) : DEFAULTS.keepSeparator,
     strip: params.get("strip") !== "0",
   };
 }
@@ -99,20 +104,20 @@ export function writeHash(s) {
   params.set("unit", s.unit);
   params.set("size", s.size);
   params.set("overlap", s.overlap);
-  params.set("om", s.om);
-  params.set("enc", s.enc);
-  if (s.tpu !== null) params.set("tpu", s.tpu);
+  params.set("om", s.overlapMode);
+  params.set("enc", s.encoding);
+  if (s.tokensPerUnit !== null) params.set("tpu", s.tokensPerUnit);
   params.set("price", s.price);
-  if (s.tb) params.set("tb", "1");
+  if (s.tokenBoundaries) params.set("tb", "1");
   if (s.model) params.set("model", s.model);
-  if (s.max) params.set("max", s.max);
-  if (!s.cm) params.set("cm", "0");
-  if (s.sp !== "fixed") {
-    params.set("sp", s.sp);
-    if (s.seps === null) params.set("sep", s.sepPreset);
-    else params.set("seps", JSON.stringify(s.seps));
-    if (s.seps !== null && s.rx) params.set("rx", "1");
-    if (s.keep !== DEFAULTS.keep) params.set("keep", s.keep);
+  if (s.maxTokens) params.set("max", s.maxTokens);
+  if (!s.cutMarks) params.set("cm", "0");
+  if (s.splitter !== DEFAULTS.splitter) {
+    params.set("sp", s.splitter);
+    if (s.separators === null) params.set("sep", s.separatorsPreset);
+    else params.set("seps", JSON.stringify(s.separators));
+    if (s.separators !== null && s.separatorRegex) params.set("rx", "1");
+    if (s.keepSeparator !== DEFAULTS.keepSeparator) params.set("keep", s.keepSeparator);
     if (!s.strip) params.set("strip", "0");
   }
   return `#${params.toString()}`;

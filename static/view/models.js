@@ -33,11 +33,6 @@ export function buildModelSelect(select) {
   select.replaceChildren(el("option", { value: "" }, "None: set each figure yourself"), ...groups);
 }
 
-/** A price as typed in the field: 0.02, never 0.020000000000000004. */
-function priceText(value) {
-  return String(Number(value.toPrecision(12)));
-}
-
 /**
  * `settings` with `name`'s figures put in: token unit (the limit is counted in the
  * model's own tokens), its encoding, its limit, and its price where it lists one.
@@ -45,9 +40,9 @@ function priceText(value) {
  */
 export function presetSettings(settings, name) {
   const model = MODELS.get(name);
-  if (!model) return { ...settings, model: "", max: "" };
-  const next = { ...settings, model: name, unit: "token", enc: model.encoding, max: String(model.max_tokens.value) };
-  if (model.price_per_million) next.price = priceText(model.price_per_million.value);
+  if (!model) return { ...settings, model: "", maxTokens: "" };
+  const next = { ...settings, model: name, unit: "token", encoding: model.encoding, maxTokens: String(model.max_tokens.value) };
+  if (model.price_per_million) next.price = model.price_per_million.typed; // as the engine writes it: 0.02, exact
   return next;
 }
 
@@ -99,10 +94,10 @@ export function renderModelFigures(node, settings) {
     return;
   }
   const limit = model.max_tokens.value;
-  const typedMax = settings.max.trim();
+  const typedMax = settings.maxTokens.trim();
   const figures = el("dl", { class: "preset-figures" });
   figures.append(
-    row("encoding", "Encoding", model.encoding, settings.enc !== model.encoding ? settings.enc : null),
+    row("encoding", "Encoding", model.encoding, settings.encoding !== model.encoding ? settings.encoding : null),
     row(
       "max_tokens",
       model.kind === "llm" ? "Context window" : "Input limit",

@@ -18,8 +18,7 @@
 // value change lays the box out once. What is lost is the browser's undo step for
 // that paste (Ctrl+Z does not take it back); a short paste keeps it.
 
-import { bytesText, MAX_BYTES, measureText } from "../engine/text-limit.js";
-import * as fmt from "./format.js";
+import { bytesText, MAX_BYTES, measureText, overByteLimit } from "../engine/text-limit.js";
 
 /**
  * The size of the box's text with `added` in place of its selection. Bounded
@@ -49,9 +48,9 @@ function insertWhole(box, added) {
   box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertFromPaste" }));
 }
 
-/** The second half of every refusal: the limit, and that nothing was lost. */
-export function overLimitTail() {
-  return `over the ${fmt.integer(MAX_BYTES)}-byte limit. The previous text is kept.`;
+/** Every refusal of a text for the box: the engine's sentence, and that nothing was lost. */
+export function refusedText(lead, what, size) {
+  return `${lead}: ${overByteLimit({ what, size })}. The previous text is kept.`;
 }
 
 /**
@@ -72,7 +71,7 @@ export function guardPaste(box, onRefused) {
       return;
     }
     event.preventDefault();
-    onRefused(`The ${verb} text was not put in: the text would be ${bytesText(size)}, ${overLimitTail()}`);
+    onRefused(refusedText(`The ${verb} text was not put in`, "the text", `${bytesText(size)} of UTF-8`));
   };
   box.addEventListener("paste", (event) => check(event, event.clipboardData, "pasted"));
   box.addEventListener("drop", (event) => check(event, event.dataTransfer, "dropped"));

@@ -37,18 +37,18 @@ export function readSeparator(typed) {
 
 /**
  * The request fields of the splitter settings (the engine validates them).
- * @param {{sp: string, sepPreset: string, seps: string[] | null, rx: boolean, keep: string, strip: boolean}} s
+ * @param {{splitter: string, separatorsPreset: string, separators: string[] | null, separatorRegex: boolean, keepSeparator: string, strip: boolean}} s
  * @returns {Record<string, unknown>}
  */
 export function splitterFields(s) {
-  if (s.sp !== "recursive") return { splitter: "fixed" };
-  const custom = s.seps !== null;
+  if (s.splitter !== "recursive") return { splitter: s.splitter };
+  const custom = s.separators !== null;
   return {
     splitter: "recursive",
-    separators_preset: custom ? null : s.sepPreset,
-    separators: custom ? s.seps : null,
-    separator_regex: custom ? s.rx : null,
-    keep_separator: s.keep,
+    separators_preset: custom ? null : s.separatorsPreset,
+    separators: custom ? s.separators : null,
+    separator_regex: custom ? s.separatorRegex : null,
+    keep_separator: s.keepSeparator,
     strip: s.strip,
   };
 }
@@ -95,38 +95,38 @@ export function mountSplitter(root, getSettings, changed) {
 
   function show() {
     const s = getSettings();
-    select.value = s.sp;
-    panel.hidden = s.sp !== "recursive";
-    preset.value = s.seps === null ? s.sepPreset : "";
-    const seps = s.seps ?? FACTS.separator_presets[s.sepPreset] ?? FACTS.separator_presets.default;
-    list.replaceChildren(...seps.map(row));
-    regex.checked = s.seps === null ? s.sepPreset !== "default" : s.rx;
-    regex.disabled = s.seps === null;
-    keep.value = s.keep;
+    select.value = s.splitter;
+    panel.hidden = s.splitter !== "recursive";
+    preset.value = s.separators === null ? s.separatorsPreset : "";
+    const separators = s.separators ?? FACTS.separator_presets[s.separatorsPreset] ?? FACTS.separator_presets.default;
+    list.replaceChildren(...separators.map(row));
+    regex.checked = s.separators === null ? s.separatorsPreset !== "default" : s.separatorRegex;
+    regex.disabled = s.separators === null;
+    keep.value = s.keepSeparator;
     strip.checked = s.strip;
   }
 
   select.addEventListener("change", () => {
-    getSettings().sp = select.value;
+    getSettings().splitter = select.value;
     show();
     changed();
   });
   preset.addEventListener("change", () => {
     const s = getSettings();
     if (preset.value === "") {
-      s.seps = typed();
-      s.rx = regex.checked;
+      s.separators = typed();
+      s.separatorRegex = regex.checked;
     } else {
-      s.sepPreset = preset.value;
-      s.seps = null;
+      s.separatorsPreset = preset.value;
+      s.separators = null;
     }
     show();
     changed();
   });
   list.addEventListener("input", () => {
     const s = getSettings();
-    if (s.seps === null) s.rx = s.sepPreset !== "default"; // an edited preset keeps its kind
-    s.seps = typed();
+    if (s.separators === null) s.separatorRegex = s.separatorsPreset !== "default"; // an edited preset keeps its kind
+    s.separators = typed();
     preset.value = "";
     regex.disabled = false;
     changed();
@@ -135,25 +135,25 @@ export function mountSplitter(root, getSettings, changed) {
     const button = /** @type {HTMLElement} */ (event.target).closest("[data-testid='separator-remove']");
     if (!button) return;
     const s = getSettings();
-    if (s.seps === null) s.rx = s.sepPreset !== "default";
+    if (s.separators === null) s.separatorRegex = s.separatorsPreset !== "default";
     button.closest("li")?.remove();
-    s.seps = typed();
+    s.separators = typed();
     show();
     changed();
   });
   q("separator-add").addEventListener("click", () => {
     const s = getSettings();
-    if (s.seps === null) s.rx = s.sepPreset !== "default";
-    s.seps = [...typed(), ""];
+    if (s.separators === null) s.separatorRegex = s.separatorsPreset !== "default";
+    s.separators = [...typed(), ""];
     show();
     changed();
   });
   regex.addEventListener("change", () => {
-    getSettings().rx = regex.checked;
+    getSettings().separatorRegex = regex.checked;
     changed();
   });
   keep.addEventListener("change", () => {
-    getSettings().keep = keep.value;
+    getSettings().keepSeparator = keep.value;
     changed();
   });
   strip.addEventListener("change", () => {

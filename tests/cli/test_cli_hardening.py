@@ -77,7 +77,7 @@ def test_a_message_quotes_at_most_forty_characters_of_what_was_typed() -> None:
 def test_an_endless_stdin_is_refused_after_one_byte_past_the_limit() -> None:
     with open("/dev/zero", "rb") as zero:
         done = pyapp("chunk", "-", "--size", "4", stdin=zero.fileno())
-    assert_one_clean_line(done, "stdin is over the 1,000,000-byte limit")
+    assert_one_clean_line(done, "stdin is 1,000,001 bytes or more, over the 1,000,000-byte limit")
 
 
 def test_yes_piped_into_chunk_is_refused_instead_of_growing_without_end() -> None:

