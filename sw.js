@@ -20,8 +20,9 @@
 // Files in BUILD.lazy (ONNX Runtime Web in ort/ and the embedding model in models/:
 // megabytes a person may never ask for) are not precached: each is fetched when
 // first asked for, checked against its sha256 like the rest, and kept in this
-// build's cache. The vocabulary wheels are not lazy: they are precached, so every
-// encoding works offline.
+// build's cache (one that fails its check is answered 502, with the reason as text).
+// The vocabulary wheels are not lazy: they are precached, so every encoding works
+// offline.
 //
 // The engine's worker (started from a blob: URL) is controlled too, so the runtime,
 // the wheels and the memory snapshot come from the same cache.
@@ -93,7 +94,13 @@ async function fromThisBuild(request) {
   if (cached) return cached;
   const lazy = LAZY.get(request.url.split("?")[0]);
   if (lazy === undefined) return fetch(request); // not part of the build (the benchmark's pages)
-  const [name, response] = await fetchChecked(lazy);
+  let name, response;
+  try {
+    [name, response] = await fetchChecked(lazy);
+  } catch (error) {
+    // Said, not a bare network error: the page can show why (a damaged file, say).
+    return new Response(error.message, { status: 502, statusText: "Bad Gateway", headers: { "content-type": "text/plain; charset=utf-8" } });
+  }
   const cache = await caches.open(CACHE);
   await cache.put(name, response.clone());
   return response;

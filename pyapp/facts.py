@@ -73,6 +73,7 @@ __all__ = [
     "TEXT_VIEW_PAGE",
     "TEXT_VIEW_WHOLE",
     "UNITS",
+    "VIEW_FOLLOWERS",
     "Bound",
     "Encoding",
     "Unit",
@@ -280,8 +281,13 @@ PURPOSES: Final = (
     "compare",
     "lens",
     "dense",
+    "fit",
 )
-BACKGROUND_PURPOSES: Final = ("sweep", "warm", "checks", "dense")
+BACKGROUND_PURPOSES: Final = ("sweep", "warm", "checks", "dense", "evidence", "fit")
+#: Purposes whose calls belong to one main view (its checks, the text view's pages, the
+#: cards past the caps, the sweep and the evidence check of its settings): a newer
+#: ``view`` call drops them too.
+VIEW_FOLLOWERS: Final = ("checks", "segments", "cards", "sweep", "evidence")
 
 
 # ---------------------------------------------------------------------- field bounds
@@ -376,7 +382,8 @@ CHUNK_DEFAULTS: Final = {
     "overlap": "8",
     "overlap_mode": "units",
     "encoding": DEFAULT_ENCODING,
-    "price_per_million": "1",
+    # Blank: no price until one is entered (or a model preset lists one), so no cost.
+    "price_per_million": "",
 }
 
 #: Index sizing: the values of the optional fields when none is given.
@@ -504,6 +511,7 @@ def page_facts() -> dict[str, Any]:
         "retrievers": list(RETRIEVERS),
         "embedding_model": EMBEDDING_MODEL.to_json(),
         "background_purposes": list(BACKGROUND_PURPOSES),
+        "view_followers": list(VIEW_FOLLOWERS),
         "max_field_chars": MAX_FIELD_CHARS,
         "bounds": {name: bound.to_json() for name, bound in BOUNDS.items()},
         "defaults": {

@@ -9,7 +9,7 @@ import ast
 import re
 from pathlib import Path
 
-from pyapp.facts import BACKGROUND_PURPOSES, PURPOSES
+from pyapp.facts import BACKGROUND_PURPOSES, PURPOSES, VIEW_FOLLOWERS
 from pyapp.web.api import OPS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,18 +58,19 @@ def engine_sources() -> list[Path]:
     ]
 
 
-def test_the_doc_lists_every_purpose_and_which_wait_in_the_background() -> None:
+def test_the_doc_lists_every_purpose_which_wait_and_which_a_newer_view_drops() -> None:
     rows = table_rows(section("1. Page <-> worker: tagged messages"), "| purpose |")
     listed = [code(row[0]) for row in rows]
     assert sorted(listed) == sorted(PURPOSES) and len(set(listed)) == len(listed)
     assert {code(row[0]) for row in rows if row[2] == "yes"} == set(BACKGROUND_PURPOSES)
-    assert {row[2] for row in rows} <= {"yes", "no"}
+    assert {code(row[0]) for row in rows if row[3] == "yes"} == set(VIEW_FOLLOWERS)
+    assert {row[2] for row in rows} | {row[3] for row in rows} <= {"yes", "no"}
 
 
 def purpose_rows() -> list[tuple[str, set[str], str]]:
     """Each purpose, the ops its row says it carries, and why it is a word of its own."""
     rows = table_rows(section("1. Page <-> worker: tagged messages"), "| purpose |")
-    return [(code(row[0]), set(re.findall(r"op `([a-z_]+)`", row[1])), row[3]) for row in rows]
+    return [(code(row[0]), set(re.findall(r"op `([a-z_]+)`", row[1])), row[4]) for row in rows]
 
 
 def vocabulary_problems(rows: list[tuple[str, set[str], str]], ops: set[str]) -> list[str]:

@@ -76,7 +76,10 @@ def add_lens_flags(parser: argparse.ArgumentParser) -> None:
         help="special tokens the model adds (the preset's; 2 for bert-base-uncased, else 0)",
     )
     parser.add_argument(
-        "--price", default=None, metavar="P", help="price per million stored tokens (1)"
+        "--price",
+        default=None,
+        metavar="P",
+        help="price per million stored tokens (none: no cost is estimated)",
     )
     parser.add_argument(
         "--evidence",

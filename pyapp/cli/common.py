@@ -97,7 +97,7 @@ def add_chunking_flags(
             "--price",
             default=None,
             metavar="P",
-            help="price per million tokens (the model's, else 1)",
+            help="price per million tokens (the model's where it lists one; none: no cost)",
         )
 
 

@@ -20,13 +20,13 @@ from types import ModuleType
 from typing import NoReturn
 
 from ..errors import EngineError
-from . import audit, budget, chunk, compare, corpus, evidence, size, sweep
+from . import audit, budget, chunk, compare, corpus, evidence, fit, size, sweep
 from .common import shown_path
 
 __all__ = ["COMMANDS", "Parser", "build_parser", "main"]
 
 #: The sub-commands, in the order ``--help`` lists them.
-COMMANDS: list[ModuleType] = [chunk, size, budget, sweep, evidence, corpus, audit, compare]
+COMMANDS: list[ModuleType] = [chunk, fit, size, budget, sweep, evidence, corpus, audit, compare]
 
 EXIT_BAD_INPUT = 2
 

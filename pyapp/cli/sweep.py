@@ -79,13 +79,9 @@ def run(args: argparse.Namespace) -> int:
     if args.retriever != "bm25":
         if evidence is None:
             raise InputError("retriever", "--retriever minilm|both needs --evidence")
-        if splitter_fields(args).get("splitter", FIELD_DEFAULTS["splitter"]) != "fixed":
-            raise InputError(
-                "splitter", "the sweep's dense columns are drawn for the fixed window only"
-            )
         texts = sweep_dense_texts(
-            text, unit=args.unit, encoding=args.encoding, size=args.size,
-            overlap=args.overlap, evidence_jsonl=evidence,
+            text, **splitter_fields(args), unit=args.unit, encoding=args.encoding,
+            size=args.size, overlap=args.overlap, evidence_jsonl=evidence,
         )  # fmt: skip
         vectors = embed_native(texts, cache=args.cache, command="sweep")
     result = sweep_text(

@@ -40,6 +40,7 @@ from .lens import Lens, LensReport
 from .lens import read_chunks as lens_read
 from .params import Params, parse_encoding, parse_number, parse_unit
 from .sentences import split_sentences_kept
+from .summary import cost_of
 from .tokenizers import get_tokenizer
 from .units import Tokens, Words, byte_offsets, strip_bom, word_count
 
@@ -75,11 +76,12 @@ JSON = dict[str, Any]
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Measure:
     """How a chunking's sizes are counted: ``unit`` (``word``, ``char`` or ``token`` in
-    ``encoding``), and the price per million stored tokens."""
+    ``encoding``), and the price per million stored tokens (``None``: none given, so no
+    cost is estimated)."""
 
     unit: str = MEASURE_UNIT
     encoding: str | None = None
-    price_per_million: Fraction = Fraction(1)
+    price_per_million: Fraction | None = None
 
     @staticmethod
     def parse(
@@ -87,11 +89,10 @@ class Measure:
     ) -> Measure:
         the_unit = parse_unit(unit)
         the_encoding = parse_encoding(encoding) if the_unit == "token" else None
-        price = (
-            Fraction(1)
-            if price_per_million in (None, "")
-            else parse_number("price_per_million", price_per_million)
+        blank = price_per_million is None or (
+            isinstance(price_per_million, str) and not price_per_million.strip()
         )
+        price = None if blank else parse_number("price_per_million", price_per_million)
         return Measure(unit=the_unit, encoding=the_encoding, price_per_million=price)
 
     def count(self, text: str) -> int:
@@ -209,7 +210,7 @@ class Figures:
     index_entries: int
     stored_tokens: int
     stored_encoding: str
-    price_per_million: Fraction
+    price_per_million: Fraction | None
     overlap_units: int
     gap_chars: int
     uncovered_chars: int
@@ -241,8 +242,8 @@ class Figures:
         return self.index_entries * dimension.value * int(SIZING_DEFAULTS["bytes_per_value"])
 
     @property
-    def cost(self) -> Fraction:
-        return self.stored_tokens * self.price_per_million / 1_000_000
+    def cost(self) -> Fraction | None:
+        return cost_of(self.stored_tokens, self.price_per_million)
 
     def to_json(self) -> JSON:
         return {

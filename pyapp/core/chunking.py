@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from ..errors import InputError
@@ -45,6 +46,7 @@ __all__ = [
     "Chunk",
     "Report",
     "Window",
+    "alone_counts",
     "cap_of",
     "check_size",
     "chunk_text",
@@ -114,12 +116,12 @@ def cap_of(summary: Summary, params: Params) -> Cap | None:
     return None
 
 
-@per_text
-def _tokens_alone(
-    text: str, encoding: str, size: int, overlap: int, backend: Backend | None
-) -> tuple[int, ...]:
-    """Each window's text encoded by itself, counted: by two short encodes of its
-    head and tail and a count of the whole text's tokens between them
+def alone_counts(
+    text: str, encoding: str, size: int, overlap: int, *, backend: Backend | None = None
+) -> Iterator[int]:
+    """Each fixed token window's text encoded by itself, counted, window by window (a
+    caller that stops early pays only for the windows it read): by two short encodes
+    of its head and tail and a count of the whole text's tokens between them
     (:func:`~pyapp.core.tokenizers.local.count_alone`), exact."""
     tokenizer = get_tokenizer(encoding, backend=backend)
     params = plain_params("token", encoding, size, overlap)
@@ -128,13 +130,21 @@ def _tokens_alone(
     starts = seg.byte_starts()
     byte_of = CharToByte(text)
     chunking = chunking_of(text, params, backend=backend)
-    return tuple(
+    return (
         count_alone(
             text, a, b,
             encoding=encoding, starts=starts, count=tokenizer.count, byte_of=byte_of,
         )
         for a, b in zip(chunking.char_starts, chunking.char_ends, strict=True)
     )  # fmt: skip
+
+
+@per_text
+def _tokens_alone(
+    text: str, encoding: str, size: int, overlap: int, backend: Backend | None
+) -> tuple[int, ...]:
+    """:func:`alone_counts`, kept per text and configuration."""
+    return tuple(alone_counts(text, encoding, size, overlap, backend=backend))
 
 
 def tokens_alone(

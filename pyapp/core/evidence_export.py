@@ -127,6 +127,7 @@ def _dense_json(r: Retrieval | None) -> JSON | None:
 def document(report: EvidenceReport) -> JSON:
     """The evidence document, keys in their fixed order."""
     p, s, m, r = report.params, report.summary, report.min_overlap, report.retrieval
+    anywhere = report.any_placement
     listed = report.capped is None
     params: JSON = {
         "unit": p.unit,
@@ -157,6 +158,13 @@ def document(report: EvidenceReport) -> JSON:
             "chunks_at_min_overlap": m.chunks,
             "processed_units_at_min_overlap": m.processed_units,
             "extra_volume_at_min_overlap": number(m.extra_volume),
+            "longest_item_units": anywhere.longest,
+            "overlap_for_any_placement": anywhere.overlap,
+            "any_placement_guaranteed": anywhere.guaranteed,
+            "any_placement_reason": anywhere.reason,
+            "chunks_at_any_placement": anywhere.chunks,
+            "processed_units_at_any_placement": anywhere.processed_units,
+            "extra_volume_at_any_placement": number(anywhere.extra_volume),
         },
         "retriever": report.retriever,
         "retrieval": _bm25_json(r),

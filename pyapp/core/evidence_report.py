@@ -84,6 +84,7 @@ from .windows import processed_units, window_count
 __all__ = [
     "EvidenceReport",
     "ItemResult",
+    "AnyPlacement",
     "MinOverlap",
     "QuestionResult",
     "Retrieval",
@@ -144,6 +145,28 @@ class MinOverlap:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class AnyPlacement:
+    """The overlap that keeps any passage up to the longest item's length whole wherever
+    it falls, not only where these items are: ``longest - 1``, capped below the size.
+
+    For the fixed window this is a guarantee: with stride ``S = C - O``, a run of
+    ``L`` units starting at ``a`` lies in window ``floor(a / S)`` whenever
+    ``L <= O + 1`` (the window reaches ``floor(a / S) * S + C > a - S + C = a + O``).
+    It cannot hold for an item longer than the size, nor for a splitter whose chunks
+    move with the separators (``guaranteed`` is false, and ``reason`` says why).
+    The smallest overlap (:class:`MinOverlap`) is usually far below it: it only keeps
+    these items whole, where they are."""
+
+    longest: int
+    overlap: int
+    guaranteed: bool
+    reason: str | None
+    chunks: int
+    processed_units: int
+    extra_volume: Fraction | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Retrieval:
     """The setting's retrieval figures (means over the questions), or why they are
     missing (``skipped``)."""
@@ -167,6 +190,8 @@ class EvidenceReport:
     #: How ``errors`` count positions: ``"line"`` (JSON Lines) or ``"item"`` (a list).
     noun: str
     min_overlap: MinOverlap
+    #: The overlap that keeps any passage up to the longest item's length whole.
+    any_placement: AnyPlacement
     #: ``"bm25"``, ``"minilm"`` or ``"both"``: which of the two below were asked for.
     retriever: str
     retrieval: Retrieval | None
@@ -217,6 +242,36 @@ def _min_overlap(
         processed_units=processed,
         extra_volume=Fraction(processed - units, units),
     )
+
+
+def any_placement(text: str, params: Params, longest: int, units: int) -> AnyPlacement:
+    """:class:`AnyPlacement` for items at most ``longest`` units long (at least 1)."""
+    size = params.size
+    overlap = min(longest - 1, size - 1)
+    plural = UNITS[params.unit].plural
+    reason = None
+    if params.splitter != "fixed":
+        chunking = chunking_of(text, replace(params, overlap=overlap))
+        reason = (
+            "the recursive splitter treats the overlap as a target and its chunks move with"
+            " the separators, so no overlap keeps a passage whole wherever it falls"
+        )
+        return AnyPlacement(
+            longest=longest, overlap=overlap, guaranteed=False, reason=reason,
+            chunks=chunking.count, processed_units=chunking.processed,
+            extra_volume=Fraction(sum(chunking.overlaps), units) if units else None,
+        )  # fmt: skip
+    if longest > size:
+        reason = (
+            f"the longest passage is {longest:,} {plural}, longer than the size ({size:,}):"
+            f" no overlap keeps it whole; raise the size to at least {longest:,}"
+        )
+    processed = processed_units(units, size=size, overlap=overlap)
+    return AnyPlacement(
+        longest=longest, overlap=overlap, guaranteed=longest <= size, reason=reason,
+        chunks=window_count(units, size=size, overlap=overlap), processed_units=processed,
+        extra_volume=Fraction(processed - units, units) if units else None,
+    )  # fmt: skip
 
 
 def item_ranges(
@@ -575,12 +630,15 @@ def _check(
         ranges = item_ranges(mapped, size=size, overlap=overlap)
         longer = [b - a + 1 > size for a, b in zip(mapped.first, mapped.last, strict=True)]
         least = _min_overlap(items, mapped.first, mapped.last, params, units)
+        longest = max(b - a + 1 for a, b in zip(mapped.first, mapped.last, strict=True))
     else:
         needed = [needed_span(text, item.start, item.end) for item in items]
         ranges = chunking_ranges(chunking, needed)
         measure = chunking.measure
         longer = [measure(text[a:b]) > size for a, b in needed]
         least = min_overlap_tried(text, params, needed, units)
+        longest = max(measure(text[a:b]) for a, b in needed)
+    anywhere = any_placement(text, params, max(longest, 1), units)
     listed = sum((w[1] - w[0] + 1 if w is not None else 0) + t[1] - t[0] + 1 for w, t in ranges)
     capped = (
         Cap(cap="listed_chunks", value=listed, limit=MAX_EVIDENCE_LISTED)
@@ -628,6 +686,7 @@ def _check(
         errors=evidence.errors,
         noun=evidence.noun,
         min_overlap=least,
+        any_placement=anywhere,
         retriever=retriever,
         retrieval=retrieval,
         dense=dense,

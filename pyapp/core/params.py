@@ -300,7 +300,9 @@ class Params:
     size: int
     overlap: int
     tokens_per_unit: Fraction
-    price_per_million: Fraction
+    #: The price per million tokens: typed, else the model preset's where it lists one;
+    #: ``None`` when there is none (no cost is estimated then, rather than a made-up one).
+    price_per_million: Fraction | None
     caps: bool = True
     #: The percentage the overlap was given as, or ``None`` when given in units.
     overlap_percent: Fraction | None = None
@@ -395,7 +397,7 @@ def parse_params(
         price = (
             preset.price_per_million.value
             if preset is not None and preset.price_per_million is not None
-            else Fraction(1)
+            else None
         )
     else:
         price = parse_number("price_per_million", price_per_million)

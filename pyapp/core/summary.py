@@ -26,7 +26,18 @@ from .chunkings import Chunking, FixedWindows
 from .params import Params
 from .windows import repeated_units, window_count
 
-__all__ = ["Summary", "derive", "summarize", "summarize_chunking"]
+__all__ = ["Summary", "cost_of", "derive", "summarize", "summarize_chunking"]
+
+
+def cost_of(tokens: Fraction | int, price_per_million: Fraction | None) -> Fraction | None:
+    """What ``tokens`` cost at ``price_per_million`` dollars, or ``None`` with no price
+    (a model that lists none, or an empty field): no cost is shown rather than one at a
+    made-up price.
+
+    >>> cost_of(500_000, Fraction(2)), cost_of(500_000, None)
+    (Fraction(1, 1), None)
+    """
+    return None if price_per_million is None else tokens * price_per_million / 1_000_000
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -44,7 +55,8 @@ class Summary:
     inflation: Fraction | None
     limit_inflation: Fraction | None
     estimated_tokens: Fraction
-    estimated_cost: Fraction
+    #: ``None`` when no price is given (:attr:`Params.price_per_million`).
+    estimated_cost: Fraction | None
     input_bytes: int
     input_chars: int
     #: Token mode: the most tokens any chunk's text is when encoded by itself, and how
@@ -71,7 +83,7 @@ def summarize(*, units: int, params: Params, input_bytes: int, input_chars: int)
         inflation=Fraction(processed, units) if units else None,
         limit_inflation=Fraction(size, params.stride),
         estimated_tokens=tokens,
-        estimated_cost=tokens * params.price_per_million / 1_000_000,
+        estimated_cost=cost_of(tokens, params.price_per_million),
         input_bytes=input_bytes,
         input_chars=input_chars,
     )
@@ -100,7 +112,7 @@ def summarize_chunking(
         inflation=Fraction(processed, units) if units else None,
         limit_inflation=None,
         estimated_tokens=tokens,
-        estimated_cost=tokens * params.price_per_million / 1_000_000,
+        estimated_cost=cost_of(tokens, params.price_per_million),
         input_bytes=input_bytes,
         input_chars=input_chars,
     )
@@ -178,12 +190,15 @@ def _derive_rest(s: Summary, p: Params, d: Derivation) -> dict[str, dict[str, An
         f"{s.processed_units} * {show(p.tokens_per_unit)}",
         s.estimated_tokens,
     )
-    d.add(
-        "estimated_cost",
-        "estimated_tokens * price_per_million / 1,000,000",
-        f"{show(s.estimated_tokens)} * {show(p.price_per_million)} / 1,000,000",
-        s.estimated_cost,
-    )
+    if p.price_per_million is None:
+        d.add("estimated_cost", "no price given", "enter a price per million tokens", None)
+    else:
+        d.add(
+            "estimated_cost",
+            "estimated_tokens * price_per_million / 1,000,000",
+            f"{show(s.estimated_tokens)} * {show(p.price_per_million)} / 1,000,000",
+            s.estimated_cost,
+        )
     if p.max_tokens is not None:
         limit_formula = "chunks with tokens_alone + special tokens > the model's maximum input"
         limit_inputs = f"tokens_alone + {p.special_tokens} > {p.max_tokens}"

@@ -129,37 +129,47 @@ class _Evidence:
         if any(item.question is not None for item in items):
             retrieval, _ = retrieve(self.text, chunking, items, ranges, unit=unit, top_k=self.top_k)
             recall = retrieval.recall_at_k
-        return {
-            "evidence_whole": whole,
-            "evidence_coverage": number(Fraction(whole, len(items))),
-            "recall_at_k": number(recall),
-        }
-
-    def row(self, *, unit: str, size: int, overlap: int) -> dict[str, Any]:
-        items = self.evidence.items
-        whole = count_whole(self.units.first, self.units.last, size=size, overlap=overlap)
-        recall = dense_recall = dense_iou = None
-        if any(item.question is not None for item in items):
-            ranges = item_ranges(self.units, size=size, overlap=overlap)
-            chunking = FixedWindows(self.text, self.seg, plain_params(unit, None, size, overlap))
-            retrieval, _ = retrieve(self.text, chunking, items, ranges, unit=unit, top_k=self.top_k)
-            recall = retrieval.recall_at_k
-            if self.vectors is not None:
-                dense, _ = retrieve_dense(
-                    self.text, chunking, items, ranges, top_k=self.top_k, vectors=self.vectors
-                )
-                dense_recall = dense.recall_at_k
-                if dense.range_metrics is not None:
-                    dense_iou = dense.range_metrics.stat("iou").mean
         out = {
             "evidence_whole": whole,
             "evidence_coverage": number(Fraction(whole, len(items))),
             "recall_at_k": number(recall),
         }
-        if self.vectors is not None:
-            out["dense_recall_at_k"] = number(dense_recall)
-            out["dense_iou"] = number(dense_iou)
-        return out
+        return out | self._dense(chunking, ranges)
+
+    def _dense(
+        self, chunking: Chunking, ranges: list[tuple[tuple[int, int] | None, tuple[int, int]]]
+    ) -> dict[str, Any]:
+        """The dense columns of one chunking (none without vectors)."""
+        if self.vectors is None:
+            return {}
+        recall = iou = None
+        items = self.evidence.items
+        if any(item.question is not None for item in items):
+            dense, _ = retrieve_dense(
+                self.text, chunking, items, ranges, top_k=self.top_k, vectors=self.vectors
+            )
+            recall = dense.recall_at_k
+            if dense.range_metrics is not None:
+                iou = dense.range_metrics.stat("iou").mean
+        return {"dense_recall_at_k": number(recall), "dense_iou": number(iou)}
+
+    def row(self, *, unit: str, size: int, overlap: int) -> dict[str, Any]:
+        items = self.evidence.items
+        whole = count_whole(self.units.first, self.units.last, size=size, overlap=overlap)
+        recall = None
+        dense = {} if self.vectors is None else {"dense_recall_at_k": None, "dense_iou": None}
+        if any(item.question is not None for item in items):
+            ranges = item_ranges(self.units, size=size, overlap=overlap)
+            chunking = FixedWindows(self.text, self.seg, plain_params(unit, None, size, overlap))
+            retrieval, _ = retrieve(self.text, chunking, items, ranges, unit=unit, top_k=self.top_k)
+            recall = retrieval.recall_at_k
+            dense = self._dense(chunking, ranges)
+        out = {
+            "evidence_whole": whole,
+            "evidence_coverage": number(Fraction(whole, len(items))),
+            "recall_at_k": number(recall),
+        }
+        return out | dense
 
 
 def _row(
@@ -255,6 +265,12 @@ def grid(params: Params) -> list[tuple[str, int, int]]:
 def sweep_dense_texts(
     text: str,
     *,
+    splitter: object = "fixed",
+    separators_preset: object = None,
+    separators: object = None,
+    separator_regex: object = None,
+    keep_separator: object = None,
+    strip: object = None,
     unit: object = "word",
     encoding: object = None,
     size: object,
@@ -269,8 +285,10 @@ def sweep_dense_texts(
     only now and then, but every row at overlap 0 of a size shares nothing): the
     count here is what the model has to do before the cache helps."""
     params = parse_params(
-        unit=unit, encoding=encoding, size=size, overlap=overlap, overlap_mode=overlap_mode
-    )
+        unit=unit, encoding=encoding, size=size, overlap=overlap, overlap_mode=overlap_mode,
+        splitter=splitter, separators_preset=separators_preset, separators=separators,
+        separator_regex=separator_regex, keep_separator=keep_separator, strip=strip,
+    )  # fmt: skip
     text, _ = strip_bom(text)
     check_size(text)
     read = read_evidence(text, jsonl=evidence_jsonl, items=evidence)
@@ -310,7 +328,7 @@ def sweep_text(
     evidence columns when ``evidence_jsonl`` or ``evidence`` is given (``fit``: evidence
     made on another text is refused, as the ``evidence`` command refuses it), and the
     dense ones (``dense_recall_at_k``, ``dense_iou``) when ``vectors`` holds the
-    embeddings of :func:`sweep_dense_texts` (the fixed window only). With
+    embeddings of :func:`sweep_dense_texts` (of the same splitter and settings). With
     ``recall_work``, the questions are left out (and ``evidence.note`` says so) when the
     text's code points x (questions + 10) exceed it: recall at every setting would be
     that much BM25 work."""
@@ -349,10 +367,6 @@ def sweep_text(
     c, o = params.size, params.overlap
 
     measured = params.splitter != "fixed"
-    if measured and vectors is not None:
-        raise InputError(
-            "splitter", "the sweep's dense columns are drawn for the fixed window only"
-        )
     sentences = split_sentences_kept(text) if measured else []
 
     def row(series: str, sz: int, ov: int, *, current: bool) -> dict[str, Any]:

@@ -66,10 +66,12 @@ from ..facts import (
     MEASURE_UNIT,
     RETRIEVERS,
     SPLITTER_FIELDS,
+    TEXT_VIEW_WHOLE,
     TEXTS_HELD,
     over_byte_limit,
 )
 from ..planning.budget import check_budget
+from ..planning.fit import fit_size
 from ..planning.sizing import measure_text, size_index
 from ..planning.sweep import sweep_dense_texts, sweep_text
 from ..weights import EMBEDDING_MODEL
@@ -196,11 +198,35 @@ def _op_counts(request: JSON) -> JSON:
 
 def _op_chunk(request: JSON) -> JSON:
     """The page's view. ``"checks": false`` leaves the sentence check and the download's
-    size to a ``checks`` call that follows (the page asks for them in the background)."""
+    size to a ``checks`` call that follows (the page asks for them in the background).
+    ``text_view`` (``{"page", "pages"}``) adds the text view's pages in sight to the
+    answer, as the ``segments`` op gives them, so a keystroke needs one call for the
+    figures, the cards and the text view alike."""
     checks = request.get("checks", True)
     if not isinstance(checks, bool):
         raise InputError("checks", f"checks must be true or false, got {quote(checks)}")
-    return chunk_view(_text(request), _params(request), checks=checks)
+    text, params = _text(request), _params(request)
+    view = chunk_view(text, params, checks=checks)
+    wanted = request.get("text_view")
+    if wanted is not None:
+        view["text_view"] = _text_view(text, params, wanted)
+    return view
+
+
+def _text_view(text: str, params: Params, wanted: object) -> JSON:
+    """The text view's pages for a ``chunk`` answer: ``wanted`` is ``{"page", "pages"}``,
+    read as the ``segments`` op reads them; a text under
+    :data:`~pyapp.facts.TEXT_VIEW_WHOLE` code points comes whole, as the view draws it."""
+    if not isinstance(wanted, dict):
+        raise InputError(
+            "text_view", f"text_view must be an object with page and pages, got {quote(wanted)}"
+        )
+    page = _offset(wanted, "page", 0)
+    pages = wanted.get("pages")
+    pages_wanted = None if pages is None else _offset(wanted, "pages", 0)
+    if len(text) - text.startswith("\ufeff") < TEXT_VIEW_WHOLE:
+        page, pages_wanted = 0, None
+    return segments_view(text, params, page=page, pages_wanted=pages_wanted)
 
 
 def _op_checks(request: JSON) -> JSON:
@@ -332,6 +358,7 @@ def _dense_texts(request: JSON) -> list[str]:
     if request.get("scope", "evidence") == "sweep":
         return sweep_dense_texts(
             _text(request),
+            **_splitter_fields(request),
             **_window_fields(request),
             evidence_jsonl=source,
             evidence=items,
@@ -465,6 +492,13 @@ def _op_size(request: JSON) -> JSON:
         **_splitter_fields(request),
     )
     return size_index(**fields, measured=measure_text(_text(request), params)).to_json()
+
+
+def _op_fit(request: JSON) -> JSON:
+    """The largest size at which every chunk of the text, encoded on its own, fits the
+    model's input limit with its special tokens (:func:`~pyapp.planning.fit.fit_size`),
+    for the chunk op's fields (token unit, a model or ``max_tokens``)."""
+    return fit_size(_text(request), _params(request)).to_json()
 
 
 def _op_budget(request: JSON) -> JSON:
@@ -602,6 +636,7 @@ OPS: dict[str, Callable[[JSON], JSON]] = {
     "checks": _op_checks,
     "size": _op_size,
     "budget": _op_budget,
+    "fit": _op_fit,
     "sweep": _op_sweep,
     "evidence": _op_evidence,
     "segments": _op_segments,

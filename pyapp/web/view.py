@@ -464,6 +464,22 @@ def _evidence_derivation(report: EvidenceReport) -> dict[str, Any]:
             f"({m.processed_units} - {units}) / {units}",
             m.extra_volume,
         )
+    a = report.any_placement
+    d.add(
+        "overlap_for_any_placement", "min(L - 1, C - 1), L the longest item's length",
+        f"min({a.longest} - 1, {p.size} - 1)", a.overlap, a.reason,
+    )  # fmt: skip
+    units = report.summary.units
+    if p.splitter == "fixed":
+        d.add(
+            "extra_volume_at_any_placement", "(processed - U) / U at that overlap",
+            f"({a.processed_units} - {units}) / {units}", a.extra_volume,
+        )  # fmt: skip
+    else:
+        d.add(
+            "extra_volume_at_any_placement", "the overlaps produced / U at that overlap",
+            f"at O = {a.overlap}, U = {units}", a.extra_volume,
+        )  # fmt: skip
     for name, figures in (("recall_at_k", r), ("dense_recall_at_k", report.dense)):
         if figures is None or figures.recall_at_k is None:
             continue

@@ -45,7 +45,11 @@ function messageOf(/** @type {unknown} */ err) {
  */
 async function fetchWithProgress(url, stage, expected) {
   const response = await fetch(url);
-  if (!response.ok || response.body === null) throw new Error(`${url}: HTTP ${response.status}`);
+  if (!response.ok || response.body === null) {
+    // The service worker answers a file that fails its sha256 check 502, saying why.
+    const said = response.headers.get("content-type")?.startsWith("text/plain") ? (await response.text()).slice(0, 300) : "";
+    throw new Error(`${url}: HTTP ${response.status}${said ? `: ${said}` : ""}`);
+  }
   const total = Number(response.headers.get("content-length")) || expected;
   const reader = response.body.getReader();
   const parts = [];

@@ -29,9 +29,14 @@
 //   if (response.ok) show(response.result); else showError(response.error);
 //
 // call(purpose, request) -> Promise<object | null>
-//   - `purpose` is one of PURPOSE (pyapp/facts.py). Each new call supersedes the
-//     pending call of the same purpose: the older promise resolves to null at
-//     once, and its answer, if it still comes, is ignored.
+//   - `purpose` is one of PURPOSE (pyapp/facts.py). "Newest call wins", and this
+//     client is the one place that decides it (supersede() below): each new call
+//     supersedes the pending call of the same purpose, and a new "view" call also
+//     the pending calls of the purposes that follow a view (FACTS.view_followers:
+//     its checks, the text view's pages, the cards by range, the sweep). The older
+//     promise resolves to null at once, the worker is told to drop that call (it
+//     never computes it if it has not begun it), and its answer, if one still
+//     comes, is ignored.
 //   - `request` is a plain object; it crosses to Python as JSON text. A `text`
 //     over the engine's byte limit never crosses: the call is answered here, as
 //     the engine would answer it (`ok: false`, field "text"), after bounded work.
@@ -68,6 +73,7 @@ const LONG_TEXT = 4096;
 // it still uses is normally still held. One that is not gets sent again.
 const TEXTS_KEPT = FACTS.texts_kept;
 const PURPOSES = new Set(Object.values(PURPOSE));
+const VIEW_FOLLOWERS = new Set(FACTS.view_followers);
 
 export class Engine {
   /**
@@ -86,8 +92,6 @@ export class Engine {
     this._nextId = 1;
     /** @type {Map<number, {purpose: string, resolve: Function, reject: Function}>} */
     this._pending = new Map();
-    /** @type {Map<string, number>} newest id per purpose */
-    this._newest = new Map();
     /** @type {Map<string, string>} the ref of each long text the engine was sent */
     this._refs = new Map();
     this._nextRef = 1;
@@ -171,7 +175,6 @@ export class Engine {
     const named = () => JSON.stringify({ ...rest, text_ref: this._holdText(text) });
     return this._send(purpose, named()).then((response) => {
       if (response === null || response.ok || response.error?.field !== "text_ref") return response;
-      if (this._newest.has(purpose)) return null; // superseded meanwhile
       this._refs.delete(text);
       return this._send(purpose, named());
     });
@@ -186,19 +189,32 @@ export class Engine {
     return this._measured.size;
   }
 
-  /** Answers a call here, as the engine would have: it supersedes the pending one. */
+  /** Answers a call here, as the engine would have: it supersedes as a posted one does. */
   _refuse(purpose, op, error) {
-    const older = this._newest.get(purpose);
-    if (older !== undefined) this._settle(older, null);
+    this._supersede(purpose);
     return Promise.resolve({ ok: false, op: op ?? null, error });
+  }
+
+  /**
+   * "Newest call wins", the one rule for it: a new call of `purpose` supersedes the
+   * pending call of that purpose, and a new view call those of the purposes that
+   * follow a view too. Each superseded call resolves to null now, and the worker
+   * drops it ({type: "drop", id}) unless it has begun it.
+   */
+  _supersede(purpose) {
+    for (const [id, entry] of [...this._pending]) {
+      if (entry.purpose !== purpose && !(purpose === PURPOSE.view && VIEW_FOLLOWERS.has(entry.purpose))) continue;
+      this._settle(id, null);
+      /** @type {import("./protocol.js").PageMessage} */
+      const drop = { type: "drop", id };
+      this._worker?.postMessage(drop);
+    }
   }
 
   /** Posts one call; the promise settles with its parsed answer (null if superseded). */
   _send(purpose, requestJson, attachment = null) {
     const id = this._nextId++;
-    const older = this._newest.get(purpose);
-    if (older !== undefined) this._settle(older, null);
-    this._newest.set(purpose, id);
+    this._supersede(purpose);
     const promise = new Promise((resolve, reject) => {
       this._pending.set(id, { purpose, resolve, reject });
     });
@@ -285,9 +301,6 @@ export class Engine {
         this._settle(message.id, response);
         break;
       }
-      case "skipped":
-        this._settle(message.id, null);
-        break;
       case "vocabulary": {
         const { encoding, state, message: why } = message;
         const vocabulary = why === undefined ? { encoding, state } : { encoding, state, message: why };
@@ -312,7 +325,6 @@ export class Engine {
     const entry = this._pending.get(id);
     if (entry === undefined) return;
     this._pending.delete(id);
-    if (this._newest.get(entry.purpose) === id) this._newest.delete(entry.purpose);
     if (outcome instanceof Error) entry.reject(outcome);
     else entry.resolve(outcome);
     if (outcome !== null && this._fatal === null) this._callbacks.onOutcome?.(outcome instanceof Error ? outcome : null);

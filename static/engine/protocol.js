@@ -7,20 +7,23 @@
  *   | {type: "ready", timings: Record<string, number | string>}
  *   | {type: "fatal", stage: string, message: string}
  *   | {type: "result", id: number, response: string}
- *   | {type: "skipped", id: number}
  *   | {type: "error", id: number, message: string}
  *   | {type: "vocabulary", encoding: string, state: "loading" | "reading" | "ready" | "failed",
  *      message?: string}} WorkerMessage
  */
-//   `response` is the JSON text handle() returned; `skipped`: a newer call of the
-//   same purpose was already waiting; `error`: handle() itself raised (a bug, never
+//   `response` is the JSON text handle() returned; `error`: handle() itself raised (a bug, never
 //   bad input), `message` one line naming the exception, the traceback on the console;
 //   `vocabulary`: how far the load of an encoding's vocabulary wheel got (the call
 //   that needed it is answered after "ready", or as an encoding error after "failed").
 //
-/** @typedef {{type: "call", id: number, purpose: string, request: string, attachment?: {field: string, bytes: ArrayBuffer}} | {type: "hold", on: boolean}} PageMessage */
+/**
+ * @typedef {{type: "call", id: number, purpose: string, request: string, attachment?: {field: string, bytes: ArrayBuffer}}
+ *   | {type: "drop", id: number} | {type: "hold", on: boolean}} PageMessage
+ */
 //   `request` is JSON text for pyapp.web.api.handle. `attachment` (transferred, not
 //   copied): bytes the worker adds to the request as the base64 string `field`.
+//   `drop`: the page no longer wants the answer to call `id` (a newer call superseded
+//   it, engine-client.js decides which): the worker forgets it unless it has begun it.
 //   `hold`: the page draws a large new text; the warm-up waits from `on: true` to `on: false`.
 
 import { FACTS } from "../facts.js";

@@ -11,6 +11,8 @@ import { integer } from "../view/format.js";
 
 export const MAX_BYTES = FACTS.caps.bytes;
 
+const NOT_ASCII = /[\u0080-\uffff]/;
+
 /**
  * The UTF-8 length of `text`, counted only when that is bounded work.
  *
@@ -26,6 +28,8 @@ export const MAX_BYTES = FACTS.caps.bytes;
 export function measureText(text, limit = MAX_BYTES) {
   const n = text.length;
   if (n > limit) return { bytes: n, chars: null, exact: false, over: true };
+  // All ASCII (the common case, tested natively): a byte and a character a code unit.
+  if (!NOT_ASCII.test(text)) return { bytes: n, chars: n, exact: true, over: false };
   let bytes = 0;
   let chars = 0;
   for (let i = 0; i < n; i += 1) {

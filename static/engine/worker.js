@@ -88,7 +88,7 @@ let handle = null;
 let runtime = null;
 /** @type {{HEAP8: Int8Array} | null} the runtime's Emscripten module, to report its memory */
 let runtimeModule = null;
-/** @type {Array<{id: number, purpose: string, request: string}>} */
+/** @type {Array<{id: number, purpose: string, request: string, dropped?: boolean}>} */
 const queue = [];
 let draining = false;
 /** "waiting" until the warm-up begins, "warming" while its slices are queued, then "done". */
@@ -102,6 +102,9 @@ let warmSlices = 0;
 // answer without the warm-up competing for the processor.
 const WARM_AFTER_IDLE_MS = 1000;
 const WARM_RESUME_MS = 300;
+// A background call (a view's checks, the sweep, the dense check, a warm-up slice)
+// waits until no other call has been answered for this long: typing keeps it waiting.
+const BACKGROUND_QUIET_MS = 250;
 // While the page lays out and draws a large new text ({type: "hold", on: true} until
 // {on: false}), the warm-up runs no slice: on two busy cores its slices, and the
 // compiling of the wasm they make hot, took the processor from the page's layout
@@ -201,18 +204,32 @@ async function boot() {
 const booted = boot();
 booted.catch(() => {}); // reported to the page as "fatal" already
 
-// Calls of BACKGROUND purposes wait while any other call is waiting: the sweep
-// chart starts one after every result, and an edit must not queue behind it.
-// Calls of purpose "text" are never skipped: each holds a text the calls after it name.
+// Which call supersedes which is decided on the page (engine-client.js): this worker
+// answers its calls in order and forgets a call the page drops ({type: "drop"}) unless
+// it has begun it. Calls of BACKGROUND purposes go last, and wait until no other call
+// has been answered for BACKGROUND_QUIET_MS: while a person types, the next keystroke's
+// view never queues behind a check, a sweep or a warm-up slice of an older one.
 
-/** The next call to answer: the first in order, background purposes last. */
-function nextCall() {
-  let at = queue.findIndex((call) => !BACKGROUND.has(call.purpose));
-  if (at < 0) at = 0;
-  return queue.splice(at, 1)[0];
+/** The call being answered (it may wait for its vocabulary), or null. */
+let current = null;
+/** When the last call of a purpose not in BACKGROUND was answered. */
+let lastForeground = -Infinity;
+let quietTimer = 0;
+
+/** The index of the next call to answer: the first in order, background purposes last. */
+function nextIndex() {
+  const at = queue.findIndex((call) => !BACKGROUND.has(call.purpose));
+  return at < 0 ? 0 : at;
 }
 
-/** Answers the waiting calls one by one, newest per purpose only. */
+/** Forgets call `id`: out of the queue, or marked if it waits for its vocabulary. */
+function dropCall(id) {
+  const at = queue.findIndex((call) => call.id === id);
+  if (at >= 0) queue.splice(at, 1);
+  else if (current?.id === id) current.dropped = true;
+}
+
+/** Answers the waiting calls one by one. */
 async function drain() {
   if (draining) return;
   draining = true;
@@ -223,16 +240,23 @@ async function drain() {
     return; // every call fails on the page side once "fatal" is seen
   }
   while (queue.length > 0) {
-    const call = nextCall();
-    if (call.purpose !== PURPOSE.text && queue.some((later) => later.purpose === call.purpose)) {
-      post({ type: "skipped", id: call.id });
-      continue;
+    const at = nextIndex();
+    const call = queue[at];
+    const background = BACKGROUND.has(call.purpose);
+    const wait = background ? lastForeground + BACKGROUND_QUIET_MS - performance.now() : 0;
+    if (wait > 0) {
+      clearTimeout(quietTimer);
+      quietTimer = setTimeout(drain, wait);
+      break;
     }
+    queue.splice(at, 1);
+    current = call;
     const began = performance.now();
     try {
       const response = call.purpose === PURPOSE.warm ? handle(call.request) : await answerWithVocabularies(call);
-      if (response === null) post({ type: "skipped", id: call.id }); // superseded while a vocabulary loaded
-      else if (call.purpose === PURPOSE.warm) warmAnswered(response, began);
+      if (response === null) {
+        // dropped by the page while a vocabulary loaded: its promise is settled already
+      } else if (call.purpose === PURPOSE.warm) warmAnswered(response, began);
       else {
         post({ type: "result", id: call.id, response });
         if (warmState === "warming") holdWarming();
@@ -244,17 +268,19 @@ async function drain() {
       if (call.purpose === PURPOSE.warm) warmState = "done";
       else post({ type: "error", id: call.id, message: `handle() raised ${err?.type ?? err?.name ?? "an error"}` });
     }
+    current = null;
+    if (!background) lastForeground = performance.now();
     // The newest call of each purpose, timed, for profilers and the benchmark.
     performance.clearMeasures(`engine:handle:${call.purpose}`);
     performance.measure(`engine:handle:${call.purpose}`, { start: began, end: performance.now() });
     // The wasm memory after the newest call, for profilers and the benchmark.
     performance.clearMarks("engine:wasm-memory");
     performance.mark("engine:wasm-memory", { detail: runtimeModule?.HEAP8.length ?? null });
-    // Let messages that arrived meanwhile join the queue before the next call.
+    // Let messages that arrived meanwhile join the queue (or drop from it) before the next call.
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
   draining = false;
-  if (warmState === "waiting") {
+  if (warmState === "waiting" && queue.length === 0) {
     clearTimeout(warmTimer);
     warmTimer = setTimeout(beginWarming, WARM_AFTER_IDLE_MS);
   }
@@ -279,9 +305,9 @@ function vocabularyLacked(responseJson) {
 
 /**
  * `call` answered by the engine, after installing each vocabulary wheel its answer
- * says it lacks (then asked again); null when a newer call of its purpose came while
- * one loaded. A vocabulary that fails to load answers the call as an encoding error.
- * @param {{purpose: string, request: string}} call
+ * says it lacks (then asked again); null when the page dropped the call while one
+ * loaded. A vocabulary that fails to load answers the call as an encoding error.
+ * @param {{purpose: string, request: string, dropped?: boolean}} call
  * @returns {Promise<string | null>}
  */
 async function answerWithVocabularies(call) {
@@ -292,7 +318,7 @@ async function answerWithVocabularies(call) {
     if (encoding === null || tried.has(encoding)) return response;
     tried.add(encoding);
     const failure = await loadVocabulary(encoding);
-    if (call.purpose !== PURPOSE.text && queue.some((later) => later.purpose === call.purpose)) return null;
+    if (call.dropped) return null; // the page dropped it meanwhile
     if (failure !== null) return vocabularyRefusal(call.request, encoding, failure);
   }
 }
@@ -435,6 +461,9 @@ function withAttachment(requestJson, { field, bytes }) {
 self.onmessage = (event) => {
   const message = event.data;
   switch (message?.type) {
+    case "drop":
+      dropCall(message.id);
+      break;
     case "call":
       queue.push({
         id: message.id,

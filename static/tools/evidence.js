@@ -39,9 +39,11 @@ const SETTING_FIELDS = ["text", "unit", "encoding", "size", "overlap", "overlap_
 /** @type {[string, string, (v: any) => string][]} */
 const DERIVED = [
   ["evidence_coverage", "Evidence whole", fmt.percent],
-  ["min_overlap_for_evidence", "Smallest overlap keeping all whole", (v) => fmt.integer(v)],
+  ["min_overlap_for_evidence", "Smallest overlap keeping these passages whole", (v) => fmt.integer(v)],
   ["processed_units_at_min_overlap", "Processed units at that overlap", fmt.integer],
   ["extra_volume_at_min_overlap", "Extra volume at that overlap", fmt.percent],
+  ["overlap_for_any_placement", "Overlap keeping any passage that long whole", (v) => fmt.integer(v)],
+  ["extra_volume_at_any_placement", "Extra volume at that overlap", fmt.percent],
   ["recall_at_k", "Recall@k (BM25)", fmt.percent],
   ["dense_recall_at_k", "Recall@k (all-MiniLM-L6-v2)", fmt.percent],
 ];
@@ -121,6 +123,9 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     minOverlap: $("evidence-min-overlap"),
     minCost: $("evidence-min-overlap-cost"),
     useMin: $("evidence-use-min-overlap"),
+    anyOverlap: $("evidence-any-overlap"),
+    anyCost: $("evidence-any-overlap-cost"),
+    useAny: $("evidence-use-any-overlap"),
     recall: $("retrieval-recall"),
     recallNote: $("retrieval-note"),
     context: $("retrieval-context"),
@@ -242,10 +247,14 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     const base = { op: "evidence", ...settingOf(view), evidence: list.request(), retriever };
     let { k, from } = kTyped();
     kAsked = k;
+    let denseFailed = null;
     if (retriever !== "bm25") {
       const embedded = await embed(base);
       if (embedded === null) return; // a newer edit: its own check follows
-      base.vectors = embedded.vectors;
+      // The model failed: BM25's figures, with the failure said above them (the
+      // retriever choice stays in reach; the next check tries the model again).
+      if ("failed" in embedded) [denseFailed, base.retriever] = [embedded.failed, "bm25"];
+      else base.vectors = embedded.vectors;
     }
     let response = await call(PURPOSE.evidence, { ...base, top_k: k });
     if (dirty || response === null) return; // a newer edit: its own check follows
@@ -260,7 +269,7 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
       showRefused(response.error.message);
       return;
     }
-    shown = { request: { ...base, top_k: k }, result: response.result, k, from, kRefused };
+    shown = { request: { ...base, top_k: k }, result: response.result, k, from, kRefused, denseFailed };
     announce();
     render();
   }
@@ -268,7 +277,8 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
   /**
    * The vectors of every text the dense check of `base` needs: from this browser's
    * cache, or from the model (loaded on first use), with progress. Null when a newer
-   * edit made the check stale (what was embedded is kept for the next one).
+   * edit made the check stale (what was embedded is kept for the next one);
+   * `{failed: message}` when the model could not be loaded or run.
    */
   async function embed(base) {
     ui.progress.hidden = false;
@@ -289,8 +299,7 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
       if (err instanceof Cancelled || dirty) return null;
       panel.dataset.dense = "failed";
       ui.progress.hidden = true;
-      showRefused(`Dense retrieval failed: ${messageOf(err)}`);
-      return null;
+      return { failed: messageOf(err) };
     }
   }
 
@@ -349,6 +358,30 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
 
   // ------------------------------------------------------------ rendering
 
+  /**
+   * The second suggestion: the overlap that keeps any passage up to the longest one's
+   * length whole wherever it falls (the engine's `overlap_for_any_placement`), its
+   * cost, and whether it guarantees that (the engine's reason when it does not).
+   */
+  function renderAnyPlacement(summary, params) {
+    const unit = params.unit;
+    const overlap = summary.overlap_for_any_placement;
+    const longest = fmt.unitCount(summary.longest_item_units, unit);
+    ui.anyOverlap.dataset.value = String(overlap);
+    ui.anyOverlap.dataset.guaranteed = String(summary.any_placement_guaranteed);
+    ui.anyOverlap.textContent = fmt.unitCount(overlap, unit);
+    const cost =
+      `${fmt.integer(summary.chunks_at_any_placement)} chunks, ${fmt.unitCount(summary.processed_units_at_any_placement, unit)} processed, ` +
+      `${fmt.percent(summary.extra_volume_at_any_placement)} extra volume`;
+    ui.anyCost.textContent = summary.any_placement_guaranteed
+      ? `Overlap ${fmt.integer(overlap)} (the longest passage less one) keeps any passage of up to ${longest} whole, wherever it falls: ${cost}. ` +
+        "The smallest overlap above fits only these passages where they are: another passage, or one moved, can be cut."
+      : `Overlap ${fmt.integer(overlap)} cannot keep any passage of ${longest} whole wherever it falls: ${summary.any_placement_reason} (at it: ${cost}).`;
+    ui.useAny.hidden = !summary.any_placement_guaranteed || overlap === params.overlap;
+    ui.useAny.textContent = `Use overlap ${fmt.integer(overlap)}`;
+    ui.useAny.dataset.overlap = String(overlap);
+  }
+
   function render() {
     const { result } = shown;
     const { summary, params, derivation } = result;
@@ -356,7 +389,8 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     const retrieval = result.retrieval ?? { recall_at_k: null, skipped: "BM25 was not asked for", context_units: null, context_repeated_units: null };
     const unit = params.unit;
     panel.dataset.state = "ready";
-    ui.error.hidden = true;
+    ui.error.hidden = shown.denseFailed === null;
+    ui.error.textContent = shown.denseFailed === null ? "" : `Dense retrieval failed: ${shown.denseFailed}. The figures below are BM25's.`;
     ui.out.hidden = false;
     ui.empty.hidden = true;
     ui.exportJsonl.disabled = false;
@@ -386,13 +420,15 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     } else {
       ui.minOverlap.textContent = fmt.unitCount(min, unit);
       ui.minCost.textContent =
-        `At size ${fmt.unitCount(params.size, unit)}, overlap ${fmt.integer(min)} makes ${fmt.integer(summary.chunks_at_min_overlap)} chunks and processes ` +
+        `These passages, exactly where they are: at size ${fmt.unitCount(params.size, unit)}, overlap ${fmt.integer(min)} makes ${fmt.integer(summary.chunks_at_min_overlap)} chunks and processes ` +
         `${fmt.unitCount(summary.processed_units_at_min_overlap, unit)}: ${fmt.percent(summary.extra_volume_at_min_overlap)} extra volume ` +
         `(now: ${fmt.integer(summary.chunks)} chunks, ${fmt.percent(summary.extra_volume)} extra at overlap ${fmt.integer(params.overlap)}).` +
         (min < params.overlap ? " A larger overlap does not always keep every passage whole: the windows move." : "");
       ui.useMin.textContent = `Use overlap ${fmt.integer(min)}`;
       ui.useMin.dataset.overlap = String(min);
     }
+
+    renderAnyPlacement(summary, params);
 
     // Retrieval.
     const k = params.top_k;
@@ -789,6 +825,7 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     renderList(shown?.result ?? null);
   });
   ui.useMin.addEventListener("click", () => apply({ overlap: Number(ui.useMin.dataset.overlap) }));
+  ui.useAny.addEventListener("click", () => apply({ overlap: Number(ui.useAny.dataset.overlap) }));
   ui.retriever.addEventListener("change", () => {
     if (list.items.length > 0) needCheck();
   });

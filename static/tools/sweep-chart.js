@@ -377,13 +377,16 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
     }
   }
 
+  /** The splitter and its settings, as the view was asked. */
+  function splitterOf(viewRequest) {
+    return Object.fromEntries(FACTS.splitter_fields.filter((key) => key in viewRequest).map((key) => [key, viewRequest[key]]));
+  }
+
   async function request(viewRequest) {
     const { text, unit, encoding, size, overlap, overlap_mode: overlapMode } = viewRequest;
     // The splitter and its settings, as the view was asked (the recursive splitter's rows
     // are real chunkings, with the overlap each produced).
-    const splitter = Object.fromEntries(
-      FACTS.splitter_fields.filter((key) => key in viewRequest).map((key) => [key, viewRequest[key]]),
-    );
+    const splitter = splitterOf(viewRequest);
     lastView = viewRequest;
     const extra = evidenceFields?.fields ?? {};
     const sweepRequest = {
@@ -566,7 +569,7 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
     const { text, unit, encoding, size, overlap, overlap_mode: overlapMode } = lastView;
     denseUi.note.textContent = "Counting the texts to embed…";
     try {
-      const p = await dense.preview(denseRequest({ text, unit, encoding, size, overlap, overlap_mode: overlapMode, ...(evidenceFields?.fields ?? {}) }));
+      const p = await dense.preview(denseRequest({ text, unit, encoding, size, overlap, overlap_mode: overlapMode, ...splitterOf(lastView), ...(evidenceFields?.fields ?? {}) }));
       denseUi.box.dataset.embed = String(p.embed);
       denseUi.note.textContent =
         `${fmt.integer(p.embed)} of ${fmt.integer(p.texts)} texts (every setting's chunks and the questions) to embed, ` +

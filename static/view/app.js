@@ -19,6 +19,7 @@ import { mountCentre } from "./centre.js";
 import { buildControls, customRatioHint, showSettings, showUnit } from "./controls.js";
 import { saveFile, textWithCode } from "./dom.js";
 import { EncodingInfo } from "./encodings.js";
+import { mountFit } from "./fit.js";
 import { mountFileOpen } from "./file-open.js";
 import * as fmt from "./format.js";
 import { readHash, writeHash } from "./hash.js";
@@ -31,12 +32,26 @@ import { guardPaste } from "./paste-guard.js";
 import { Status } from "./status.js";
 import { mountSplitter, splitterFields } from "./splitter.js";
 import { renderSummary } from "./summary.js";
-import { TextStore } from "./text-store.js";
+import { TextStore, keepSettings, keptSettings } from "./text-store.js";
 
-// Typing in the text box waits for a pause; an edit of a field (size, overlap,
-// ratio, price) is sent at once: the engine client drops a superseded call's
-// answer and the worker skips a call a newer one of the same purpose replaced,
-// so fast typing costs at most the one computation already running.
+// The page's first frame (the text box painted and usable) comes before any of what
+// follows. When the modules are loaded by the time parsing ends (a warm HTTP cache, a
+// quick server), the browser runs a deferred module before it paints anything: traced
+// on a cold visit, wiring the page here took 45-345 ms of a first paint it then held
+// back. The engine is already starting (static/start.js). A page that is not visible
+// draws no frame, so it waits for none.
+await new Promise((resolve) => {
+  if (document.visibilityState !== "visible") resolve();
+  requestAnimationFrame(() => setTimeout(resolve, 0));
+  setTimeout(resolve, 500); // hidden meanwhile: no frame is coming
+});
+
+// A keystroke in the text box, like an edit of a field (size, overlap, ratio, price),
+// is sent at once: the engine client supersedes the older call of its purpose (and,
+// for the view, the background calls that followed it), and the worker never begins
+// a call the client dropped, so fast typing costs at most the one computation already
+// running. A paste, a drop or a file opened waits this long, so the box is drawn
+// before the worker starts on a megabyte.
 const DEBOUNCE_MS = 150;
 const FIELD_DELAY_MS = 0;
 // A refusal that lands while a number is being typed in a setting waits for a pause
@@ -180,7 +195,6 @@ let lastGood = null;
 /** The audit panel's chunks file shown in the main view instead of the settings' chunks (its ref), or null. */
 let mainChunks = null;
 let timer = 0;
-let viewSeq = 0;
 let ready = false;
 
 // ---------------------------------------------------------------- settings
@@ -189,6 +203,7 @@ function saveHash() {
   const hash = writeHash(settings);
   if (location.hash !== hash) history.replaceState(null, "", hash);
   ui.shareLink.href = hash;
+  keepSettings(hash); // beside the text, for the next visit (static/view/text-store.js)
 }
 
 function buildRequest(op) {
@@ -236,23 +251,34 @@ async function ask(purpose, request) {
   return response?.failed ? null : response;
 }
 
+/**
+ * One call for what the screen needs first: the figures, the cards and the text view's
+ * pages in sight come in one answer. The sentence check and the full download's size
+ * follow in a background call of their own (askChecks), which a newer edit drops.
+ */
 async function compute() {
   if (!ready) return;
-  // The sentence check and the full download's size follow in a call of their own.
-  const request = { ...buildRequest("chunk"), checks: false };
-  const seq = ++viewSeq;
+  // One view call at a time: the edits made while it is computed are asked for together
+  // as soon as it lands, so a slow machine draws every answer it can get, not none.
+  if (viewInFlight) {
+    viewAgain = true;
+    return;
+  }
+  viewInFlight = true;
+  const request = { ...buildRequest("chunk"), checks: false, ...centre.viewFields() };
   const response = await ask(PURPOSE.view, request);
-  if (response === null || seq !== viewSeq) return; // a newer edit is on its way
+  viewInFlight = false;
+  if (viewAgain) {
+    viewAgain = false;
+    schedule(0); // posted from a microtask, after this answer's figures are drawn
+  }
+  if (response === null) return; // superseded: a newer edit's call is on its way
   if (response.ok) {
     dropHeld();
     errors.clear();
     lastGood = { request, result: response.result };
-    render(response.result);
-    centre.landed(request, response.result, { showBreaks: response.result.params.unit === "token" && settings.tokenBoundaries });
-    tools.viewLanded(request);
-    evidence.viewLanded(request);
-    audit.viewLanded();
-    askChecks(request, response.result);
+    renderFigures(response.result);
+    drawTheRest();
   } else if (typingIn() !== null) {
     holdRefusal(response.error);
     refreshCounts(request);
@@ -260,6 +286,36 @@ async function compute() {
     showRefusal(response.error);
     refreshCounts(request);
   }
+}
+
+let restWaits = false;
+let viewInFlight = false;
+let viewAgain = false;
+
+/**
+ * The figures are drawn in the task the answer lands in; the rest of the newest result
+ * (the strip, the cards, the text view, the panels that follow it, its checks) in the
+ * task after the next frame, so the figures reach the screen first. Answers that land
+ * faster than frames are drawn once: the newest. While a newer view call is computed
+ * (typing goes on), the panels and the checks wait for its answer instead.
+ */
+function drawTheRest() {
+  if (restWaits) return;
+  restWaits = true;
+  const draw = () => {
+    restWaits = false;
+    const { request, result } = lastGood;
+    render(result);
+    centre.landed(request, result, { showBreaks: result.params.unit === "token" && settings.tokenBoundaries });
+    if (viewInFlight) return; // the panels and the checks follow the newer view, when it lands
+    tools.viewLanded(request);
+    evidence.viewLanded(request);
+    fit.viewLanded(request, result);
+    audit.viewLanded();
+    askChecks(request, result);
+  };
+  if (document.visibilityState !== "visible") setTimeout(draw, 0); // no frame is coming
+  else requestAnimationFrame(() => setTimeout(draw, 0));
 }
 
 // ---------------------------------------------------------------- refusals while typing
@@ -314,17 +370,24 @@ for (const input of TYPED_FIELDS) {
  * The view's checks: the sentence check, each card's cut marks and, past a cap, the
  * full download's size. At a megabyte they cost more than the chunking itself, so
  * they come in a call of their own, a background one, after the figures and cards
- * are on screen; a newer edit goes first, and its view makes this answer moot.
+ * are on screen. A newer edit's view call drops it (engine-client.js), so an answer
+ * that comes is this view's: the view with them replaces it, and the last good result.
  */
 async function askChecks(request, result) {
-  const response = await ask(PURPOSE.checks, { ...request, op: "checks" });
-  if (response === null || !response.ok || lastGood?.result !== result) return;
-  const { boundaries: found, cut_marks: marks, export_bytes: bytes } = response.result;
-  result.boundaries = found;
-  if (marks) result.chunks.forEach((chunk, i) => { chunk.cut_marks = marks[i]; });
-  for (const past of [result.capped, result.lifted]) if (past) past.export_bytes = bytes;
-  if (!result.lifted) boundaries.update(result);
-  centre.checksLanded(result);
+  const { text_view: _, ...fields } = request;
+  const response = await ask(PURPOSE.checks, { ...fields, op: "checks" });
+  if (response === null || !response.ok) return;
+  const checked = withChecks(result, response.result);
+  lastGood = { request, result: checked };
+  if (!checked.lifted) boundaries.update(checked);
+  centre.checksLanded(checked);
+}
+
+/** A view's result with its checks' answer put in (a new object; the answers are kept as they came). */
+function withChecks(result, { boundaries: found, cut_marks: marks, export_bytes: bytes }) {
+  const chunks = marks ? result.chunks.map((chunk, i) => ({ ...chunk, cut_marks: marks[i] })) : result.chunks;
+  const past = (cap) => (cap ? { ...cap, export_bytes: bytes } : cap);
+  return { ...result, boundaries: found, chunks, capped: past(result.capped), lifted: past(result.lifted) };
 }
 
 /** While a field is refused the download waits, and says why beside the button. */
@@ -365,8 +428,9 @@ function renderCounts(counts) {
   }
 }
 
-function render(result) {
-  const { params, summary, capped, chunks } = result;
+/** What a person reads first: the summary, the counts, the overlap and what it costs. */
+function renderFigures(result) {
+  const { params, summary, capped } = result;
   renderSummary(ui.summary, result);
   renderCounts(result.counts);
   // What the boundaries got, in the engine's plain words (a fixed window gets what it asks).
@@ -381,18 +445,23 @@ function render(result) {
   if (params.unit !== "token" && settings.tokensPerUnit === null) {
     ui.tokensPerUnit.value = fmt.plain(params.tokens_per_unit);
   }
-  renderOverview(ui.overview, result.overview, summary.chunks, params.unit, Boolean(capped));
-  const shown = result.overview ? result.overview.windows.length : 0;
-  ui.overviewNote.hidden = shown >= summary.chunks;
-  ui.overviewNote.textContent = `Showing the first ${fmt.integer(shown)} of ${fmt.integer(summary.chunks)} windows.`;
   renderCapNotice(ui.capNotice, capped, params.unit);
   ui.download.hidden = Boolean(capped);
   ui.download.disabled = Boolean(capped);
   ui.downloadReason.hidden = true;
   ui.bomNote.hidden = !result.bom_removed;
-  limits.update(result);
   renderModelFigures(ui.modelFigures, settings);
   ui.emptyNote.hidden = summary.chunks !== 0;
+}
+
+/** The rest of a result: the overview strip, the limits and boundaries, the cards. */
+function render(result) {
+  const { params, summary, capped, chunks } = result;
+  renderOverview(ui.overview, result.overview, summary.chunks, params.unit, Boolean(capped));
+  const shown = result.overview ? result.overview.windows.length : 0;
+  ui.overviewNote.hidden = shown >= summary.chunks;
+  ui.overviewNote.textContent = `Showing the first ${fmt.integer(shown)} of ${fmt.integer(summary.chunks)} windows.`;
+  limits.update(result);
   boundaries.update(result);
   cards.render(capped ? [] : chunks, params.unit, params.unit === "token" && settings.tokenBoundaries, params.model ?? "");
 }
@@ -439,7 +508,7 @@ function applySettings(next) {
   onSettingsEdited({ delay: 0 });
 }
 
-ui.text.addEventListener("input", () => {
+ui.text.addEventListener("input", (event) => {
   if (exact) {
     // An edit: the text is now the box's, whose line breaks are LF. Said, not silent.
     ui.breaksNote.textContent = `Edited: the text is now the box's, so its line breaks are LF (they were ${exact.breaks}).`;
@@ -447,7 +516,9 @@ ui.text.addEventListener("input", () => {
     exact = null;
   }
   textStore.save(ui.text.value);
-  schedule();
+  // A keystroke is computed at once; a paste or a drop (a megabyte, maybe) after the pause.
+  const pasted = event.inputType === "insertFromPaste" || event.inputType === "insertFromDrop";
+  schedule(pasted ? DEBOUNCE_MS : 0);
 });
 
 // A paste (or drop) over the byte limit is refused before the text box holds it.
@@ -549,9 +620,12 @@ for (const button of document.querySelectorAll("[data-example]")) {
   });
 }
 
-/** Takes the settings the link names into the form and what shows them. */
-function takeLinkSettings() {
-  settings = readHash(location.hash);
+/**
+ * Takes the settings the link names into the form and what shows them; `hash`, when
+ * given, instead of the link's own (the settings kept by the last visit).
+ */
+function takeLinkSettings(hash = location.hash) {
+  settings = readHash(hash);
   showSettings(ui, settings);
   splitter.show();
   showSplitterUnit();
@@ -561,6 +635,7 @@ function takeLinkSettings() {
 
 window.addEventListener("hashchange", () => {
   takeLinkSettings();
+  keepSettings(writeHash(settings)); // a link opened in place: kept, as an edit is
   schedule(0);
 });
 
@@ -663,6 +738,15 @@ const evidence = mountEvidence({
   apply: ({ overlap }) => applySettings({ ...settings, overlap: String(overlap), overlapMode: "units" }),
 });
 
+// ---------------------------------------------------------------- fit the size to the model
+
+// The largest size whose chunks all fit the model (the engine's), put into the size field.
+const fit = mountFit({
+  engine,
+  node: $("#fit-line"),
+  apply: ({ size }) => applySettings({ ...settings, size: String(size) }),
+});
+
 // ---------------------------------------------------------------- audit and compare
 
 const audit = mountAudit({
@@ -679,7 +763,8 @@ const audit = mountAudit({
 
 // ---------------------------------------------------------------- start
 
-takeLinkSettings();
+// A link's settings win; a page opened without any takes those kept by the last visit.
+takeLinkSettings(location.hash.length > 1 ? location.hash : keptSettings());
 if (settings.model) tools.usePreset(presetForTools(settings.model));
 saveHash();
 

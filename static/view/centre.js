@@ -8,7 +8,9 @@
 //     drawn as they scroll near (virtual-cards.js).
 //
 // app.js calls `requestFields()` when it builds a chunk or export request,
-// `landed(request, result, {showBreaks})` when a chunk result is on screen, and `goToCard(i)` /
+// `viewFields()` for the main view's chunk request (the text view's pages in sight,
+// answered with the figures), `landed(request, result, {showBreaks})` when a chunk
+// result is on screen, `checksLanded(result)` when its checks came, and `goToCard(i)` /
 // `stripClicked(i, start)` when a card is asked for; `redrawCards(tb)` when the
 // token-boundary toggle changes (true when it redrew the lifted cards itself).
 
@@ -91,6 +93,11 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
       return lifted ? { caps: false } : {};
     },
 
+    /** What the main view's chunk request asks for beyond the settings: the text view's pages. */
+    viewFields() {
+      return { text_view: textView.wanted() };
+    },
+
     /** A chunk result is on screen for `request` (token boundaries drawn or not). */
     landed(request, result, { showBreaks }) {
       current = { request, result };
@@ -103,12 +110,17 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
       }
       showCaps(result);
       textView.cardsShown = !capped;
-      textView.update(request, { chars: result.counts.chars });
+      textView.update(request, { chars: result.counts.chars }, result.text_view ?? null);
     },
 
-    /** The view's checks came (app.js askChecks): the sentence check, the download's size. */
+    /**
+     * The view's checks came (app.js askChecks): `result` is the view on screen with
+     * them (the sentence check, the download's size). A newer view drops the checks
+     * call (engine-client.js), so they are always this view's.
+     */
     checksLanded(result) {
-      if (current?.result !== result) return;
+      if (current === null) return;
+      current = { request: current.request, result };
       if (result.lifted) boundaries.update({ ...result, chunks: virtual.known });
       showCaps(result);
     },

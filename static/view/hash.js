@@ -1,8 +1,8 @@
 // Settings <-> URL hash. The text never goes into the URL; only the settings,
 // so a link shares a configuration and not a document.
 //
-//   #unit=word&size=4&overlap=1&om=units&enc=<encoding>&price=1
-//   (&tpu=1.5 only when the user typed a custom ratio, &tb=1 for token boundaries,
+//   #unit=word&size=4&overlap=1&om=units&enc=<encoding>
+//   (&price=1 once a price is entered, &tpu=1.5 only when the user typed a custom ratio, &tb=1 for token boundaries,
 //   &model=<preset> and &max=<input limit> for a model, &cm=0 with cut marks off;
 //   for LangChain's recursive splitter &sp=recursive, &sep=<preset> or &seps=<JSON list>
 //   with &rx=1 for regular expressions, &keep=<start|end|none>, &strip=0)
@@ -107,7 +107,7 @@ export function writeHash(s) {
   params.set("om", s.overlapMode);
   params.set("enc", s.encoding);
   if (s.tokensPerUnit !== null) params.set("tpu", s.tokensPerUnit);
-  params.set("price", s.price);
+  if (s.price !== "") params.set("price", s.price); // none: no price, so no cost
   if (s.tokenBoundaries) params.set("tb", "1");
   if (s.model) params.set("model", s.model);
   if (s.maxTokens) params.set("max", s.maxTokens);

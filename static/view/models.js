@@ -35,14 +35,16 @@ export function buildModelSelect(select) {
 
 /**
  * `settings` with `name`'s figures put in: token unit (the limit is counted in the
- * model's own tokens), its encoding, its limit, and its price where it lists one.
+ * model's own tokens), its encoding, its limit, and its price (empty where it lists none).
  * With "" (none) the model and its limit go; everything else stays as it is.
  */
 export function presetSettings(settings, name) {
   const model = MODELS.get(name);
   if (!model) return { ...settings, model: "", maxTokens: "" };
   const next = { ...settings, model: name, unit: "token", encoding: model.encoding, maxTokens: String(model.max_tokens.value) };
-  if (model.price_per_million) next.price = model.price_per_million.typed; // as the engine writes it: 0.02, exact
+  // As the engine writes it (0.02, exact); a model that lists no price empties the
+  // field: no cost rather than one at a made-up price.
+  next.price = model.price_per_million ? model.price_per_million.typed : "";
   return next;
 }
 

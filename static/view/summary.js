@@ -23,6 +23,8 @@ export function renderSummary(root, result) {
   for (const f of FIGURES) {
     const dd = root.querySelector(`[data-testid="${f.testid}"]`);
     if (dd) showFigure(dd, summary[f.key], f.fmt(summary[f.key]), derivation?.[f.key]);
+    // No price given (the field empty, or a model that lists none): no cost is shown.
+    if (dd && f.key === "estimated_cost") dd.closest(".figure").hidden = summary.estimated_cost === null;
   }
   const body = root.querySelector("#derivation-body");
   const rows = [];

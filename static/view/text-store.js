@@ -25,6 +25,15 @@
 // A browser that refuses storage (a private window, a full quota, storage switched
 // off) is not an error of the page: `onProblem(message)` says the text will not be
 // kept, and everything else works as before.
+//
+// The settings are kept beside the text, in localStorage (a few hundred bytes, read
+// before the first computation so the page opens with them at once): the share
+// link's form of them (`writeHash`, static/view/hash.js), written on every change.
+// A page opened without settings in its link takes them from there; a link's own
+// settings win.
+//
+//   keptSettings();           // "#unit=token&size=254&..." kept last time, or ""
+//   keepSettings(hash);       // after every change of the settings
 
 const DB_NAME = "rag-chunk-visualizer";
 const STORE = "text";
@@ -32,6 +41,24 @@ const KEY = "current";
 /** localStorage, for a text the page was hidden before it could write. */
 const PENDING = "rag-chunk-visualizer:unsaved-text";
 const SAVE_DELAY_MS = 300;
+/** localStorage, for the settings (as the share link writes them). */
+const SETTINGS = "rag-chunk-visualizer:settings";
+
+/** The settings kept by the last visit, as a link's hash ("#unit=..."), or "" (none, or storage refused). */
+export function keptSettings() {
+  try {
+    return window.localStorage.getItem(SETTINGS) ?? "";
+  } catch {
+    return "";
+  }
+}
+
+/** Keeps the settings (a link's hash) for the next visit; a browser that refuses storage keeps none. */
+export function keepSettings(hash) {
+  try {
+    window.localStorage.setItem(SETTINGS, hash);
+  } catch {}
+}
 
 function settle(request) {
   return new Promise((resolve, reject) => {

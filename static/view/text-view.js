@@ -154,19 +154,35 @@ export class TextView {
   // ------------------------------------------------------------ a new result
 
   /**
-   * A chunk result is on screen for `request` (the fields sent for it): draw its
-   * segments. `chars` is the text's code points (after a leading byte-order mark).
+   * The pages a result should bring with it, as a chunk request's `text_view`: from
+   * the page before the one at the top, as many as fill the view and two more (a
+   * text the view draws whole comes whole whatever is asked).
    */
-  async update(request, { chars }) {
+  wanted() {
+    return { page: Math.max(0, this.top.page - 1), pages: this.pagesInSight() + 2 };
+  }
+
+  /**
+   * A chunk result is on screen for `request` (the fields sent for it): draw its
+   * segments, from `given` (the answer's `text_view`) when it holds the pages to draw,
+   * else from a segments call. `chars` is the text's code points (after a leading
+   * byte-order mark).
+   */
+  async update(request, { chars }, given = null) {
     const generation = ++this.generation;
     const base = { ...request };
     delete base.op;
+    delete base.text_view;
     const whole = chars < WHOLE;
     const { page: keepTop, offset } = this.top;
     const focused = this.root.contains(document.activeElement)
       ? Number(document.activeElement.dataset.start) : null;
     const first = whole ? 0 : Math.max(0, keepTop - 1);
-    const answer = await this.fetch(base, first, whole ? undefined : this.pagesInSight() + 2);
+    // The chunk answer's own pages (`given`, asked for by wanted()) when they are the
+    // ones to draw: then a result costs no call of its own.
+    const fits = given !== null && given.page === first &&
+      (!whole || given.page + given.pages === given.page_starts.length - 1);
+    const answer = fits ? given : await this.fetch(base, first, whole ? undefined : this.pagesInSight() + 2);
     if (answer === null || generation !== this.generation) return;
     const text = answer.bom_removed ? request.text.slice(1) : request.text;
     const sameText = this.view !== null && this.view.text === text;
@@ -177,8 +193,13 @@ export class TextView {
     };
     if (whole) view.edges = blocks(view, answer.segments.bounds);
     this.addWindows(view, answer.windows);
-    const reuse = sameText && this.pages.length === view.edges.length - 1 &&
-      this.view.edges.every((edge, i) => edge === view.edges[i]);
+    // The blocks drawn stay when they are the same pages; in the paged view, also after
+    // an edit that kept the number of pages (a keystroke): only the pages in sight are
+    // filled again, and the others keep their measured heights, as near as a line.
+    const samePages = this.view !== null && this.pages.length === view.edges.length - 1;
+    const edited = samePages && !whole && !this.view.whole && !sameText;
+    const reuse = edited || (samePages && sameText && this.view.edges.every((edge, i) => edge === view.edges[i]));
+    if (edited && this.heightsText === this.view.text) this.heightsText = text;
     this.view = view;
     this.root.dataset.rendered = "false";
     this.root.dataset.mode = whole ? "whole" : "paged";

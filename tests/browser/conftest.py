@@ -244,7 +244,11 @@ class Shared:
 
     def reload(self) -> None:
         """Loads the page again (the engine boots again), then puts back what this
-        browser kept from the tests before (their text), as for a first visit."""
+        browser kept from the tests before (their text), as for a first visit. The
+        settings those tests left are forgotten first: a first visit had none kept."""
+        self.page.evaluate(
+            "() => { try { localStorage.removeItem('rag-chunk-visualizer:settings'); } catch {} }"
+        )
         open_ready(self.page, self.url)
         first_visit(self.page)
         if not reset_page(self.page, self.url, self.first):

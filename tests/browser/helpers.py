@@ -12,6 +12,7 @@ import json
 import re
 import subprocess
 import sys
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -238,7 +239,11 @@ def cli_chunk(text: str, *flags: str) -> bytes:
 
 
 def js_number(value: float) -> str:
-    """How the page writes a number into data-value (JavaScript's String(n))."""
+    """How the page writes a number into data-value (JavaScript's String(n)): the
+    shortest digits that round-trip, as Python's repr, written out without an exponent
+    from 1e-7 up to 1e21 (``3.4e-06`` is ``"0.0000034"``)."""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
+    if isinstance(value, float) and 1e-7 <= abs(value) < 1e21 and "e" in repr(value):
+        return format(Decimal(repr(value)), "f")
     return json.dumps(value)

@@ -141,7 +141,7 @@ def test_open_chunks_see_verdicts_and_dropped_tails_then_pin_and_compare(
     done = subprocess.run(
         [sys.executable, "-m", "pyapp", "audit", str(text_file), "--chunks", str(chunks),
          "--unit", "word", "--model-encoding", "bert-base-uncased", "--max-tokens", "6",
-         "--evidence", str(evidence_file)],
+         "--evidence", str(evidence_file), "--price", "1"],
         capture_output=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr.decode()

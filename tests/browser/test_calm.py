@@ -227,7 +227,7 @@ def test_files_open_from_the_input_and_a_drop_and_bad_files_are_refused_unread(
     page.add_init_script(READ_SPY)
     open_ready(page, f"{site_url}#unit=char&size=30&overlap=5&om=units&price=1")
     box = page.get_by_test_id("text-input")
-    flags = ("--unit", "char", "--size", "30", "--overlap", "5")
+    flags = ("--unit", "char", "--size", "30", "--overlap", "5", "--price", "1")
 
     # A Markdown file with a byte-order mark: the box holds it as the command line
     # reads it, the page says the mark is not text, and the download is the CLI's.

@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import WAIT_MS, configure, expect_figure
+from helpers import WAIT_MS, configure, expect_figure, native, wait_until_ready
 from playwright.sync_api import expect
+
+from pyapp.weights import EMBEDDING_MODEL
 
 pytestmark = pytest.mark.browser
 
@@ -29,12 +31,13 @@ LINES = [
      "question": "What happened to the customs house?"},
     {"id": "now", "quote": "serves ferries", "question": "What uses the harbour now?"},
 ]  # fmt: skip
+MODEL_FILE = EMBEDDING_MODEL.to_json()["file"]
 MODEL_LOAD_MS = 120_000  # first use: ONNX Runtime Web and the model, on a shared machine
 
 
-def cli(tmp_path: Path, *flags: str) -> dict[str, Any]:
+def cli(tmp_path: Path, *flags: str, body: str = TEXT) -> dict[str, Any]:
     text = tmp_path / "text.txt"
-    text.write_text(TEXT, encoding="utf-8")
+    text.write_text(body, encoding="utf-8")
     evidence = tmp_path / "cli.jsonl"
     evidence.write_text("\n".join(json.dumps(line) for line in LINES), encoding="utf-8")
     done = subprocess.run(
@@ -46,9 +49,10 @@ def cli(tmp_path: Path, *flags: str) -> dict[str, Any]:
     return {"bytes": done.stdout, "doc": json.loads(done.stdout)}
 
 
-def load_passages(page: Any, tmp_path: Path) -> None:
-    configure(page, text=TEXT, unit="word", size=8, overlap=2)
-    expect_figure(page, "summary-chunks", "6", "6")
+def load_passages(page: Any, tmp_path: Path, body: str = TEXT) -> None:
+    configure(page, text=body, unit="word", size=8, overlap=2)
+    chunks = str(native("chunk", text=body, unit="word", size=8, overlap=2)["summary"]["chunks"])
+    expect_figure(page, "summary-chunks", chunks, chunks)
     budget = page.locator("#budget-panel > details:has(> summary h2)")
     if budget.count() == 1 and budget.get_attribute("open") is None:
         budget.locator("> summary").click()
@@ -62,11 +66,36 @@ def load_passages(page: Any, tmp_path: Path) -> None:
     expect(page.get_by_test_id("evidence-item")).to_have_count(2, timeout=WAIT_MS)
 
 
+def kept_for_dense(page: Any) -> set[str]:
+    """The runtime's and the model's files the service worker's caches hold, read from
+    the caches themselves (not from the page's indicator)."""
+    urls = page.evaluate(
+        """async () => { const out = [];
+             for (const name of await caches.keys()) {
+               for (const r of await (await caches.open(name)).keys()) out.push(r.url); }
+             return out; }"""
+    )
+    paths = {url.split("/", 3)[3].split("?")[0] for url in urls}
+    return {p for p in paths if p.startswith(("ort/", "models/"))}
+
+
+def plan_keys(body: str) -> list[str]:
+    """The texts the dense check of ``body`` embeds (its chunks and the questions), as
+    the engine names them."""
+    lines = "\n".join(json.dumps(line) for line in LINES)
+    answer = native("dense_plan", text=body, unit="word", size=8, overlap=2, evidence_jsonl=lines)
+    return list(answer["keys"])
+
+
 def test_minilm_loads_on_first_use_matches_the_cli_and_the_cache_answers_after_a_reload(
-    app: Any, tmp_path: Path
+    app: Any, tmp_path: Path, session: Any
 ) -> None:
     load_passages(app, tmp_path)
+    # Before the first use the service worker holds neither the runtime nor the model,
+    # and the page says dense retrieval is not available offline yet.
     expect(app.get_by_test_id("dense-offline")).to_have_attribute("data-value", "no")
+    expect(app.get_by_test_id("dense-offline")).to_contain_text("not available offline yet")
+    assert kept_for_dense(app) == set()
     expect(app.get_by_test_id("dense-progress")).to_be_hidden()
     # Every stage the progress shows, as it shows it.
     app.get_by_test_id("dense-progress").evaluate(
@@ -115,6 +144,7 @@ def test_minilm_loads_on_first_use_matches_the_cli_and_the_cache_answers_after_a
     assert float(bm25_iou) == both["retrieval"]["range_metrics"]["iou"]["mean"]
 
     # After a reload the cache answers: the model is never loaded, nothing is embedded.
+    app.evaluate("() => navigator.serviceWorker.ready.then(() => true)")  # it controls the next
     app.reload()
     load_passages(app, tmp_path)
     app.get_by_test_id("retriever").select_option("minilm")
@@ -124,6 +154,34 @@ def test_minilm_loads_on_first_use_matches_the_cli_and_the_cache_answers_after_a
     expect(app.get_by_test_id("dense-recall")).to_have_attribute(
         "data-value", str(dense["recall_at_k"])
     )
+
+    # The page now controls the service worker's cache: what it says is what it holds.
+    offline = app.get_by_test_id("dense-offline")
+    expect(offline).to_have_attribute("data-value", "yes", timeout=WAIT_MS)
+    assert kept_for_dense(app) == {"ort/ort.wasm.min.mjs", "ort/ort-wasm-simd-threaded.wasm",
+                                   "ort/ort-wasm-simd-threaded.mjs", MODEL_FILE}  # fmt: skip
+    expect(offline).to_contain_text("works offline now")
+
+    # Offline, an edited text embeds its new chunks: the model comes from that cache.
+    session.allow_console_error(r"(?i)sw\.js|service ?worker|Failed to fetch|ERR_")
+    app.context.set_offline(True)
+    try:
+        app.reload()
+        edited = TEXT + " A new quay opened in 2020."
+        load_passages(app, tmp_path, body=edited)
+        app.get_by_test_id("retriever").select_option("minilm")
+        new = len(set(plan_keys(edited)) - set(plan_keys(TEXT)))
+        assert new > 0
+        expect(status).to_have_attribute("data-embedded", str(new), timeout=MODEL_LOAD_MS)
+        expect(status).to_have_attribute("data-cached", str(len(plan_keys(edited)) - new))
+        assert int(status.get_attribute("data-calls")) > 0
+    finally:
+        app.context.set_offline(False)
+    offline_dense = cli(tmp_path, "--retriever", "minilm", body=edited)["doc"]["dense_retrieval"]
+    expect(app.get_by_test_id("dense-recall")).to_have_attribute(
+        "data-value", str(offline_dense["recall_at_k"]), timeout=WAIT_MS
+    )
+    expect(offline).to_have_attribute("data-value", "yes")
 
 
 def test_the_sweep_says_its_work_first_can_be_cancelled_and_adds_the_clis_dense_columns(
@@ -170,3 +228,66 @@ def test_the_sweep_says_its_work_first_can_be_cancelled_and_adds_the_clis_dense_
         "els => els.map((e) => Number(e.dataset.value))"
     )
     assert ious == [row["dense_iou"] for row in rows]
+
+
+def test_a_damaged_model_is_refused_inline_and_nothing_is_lost(
+    fresh_app: Any, context: Any, tmp_path: Path
+) -> None:
+    """The site serves a model file with one byte changed. On a first visit the model's
+    worker refuses it by its sha256; once the service worker controls the page, the
+    service worker refuses it, saying why. Either way the panel says so above BM25's
+    figures and keeps the text and the passages; once the file is whole again, the
+    next check loads it."""
+    page = fresh_app
+    whole = (Path(__file__).resolve().parents[2] / "dist" / MODEL_FILE).read_bytes()
+    damaged = bytearray(whole)
+    damaged[len(damaged) // 2] ^= 0xFF
+
+    def serve_damaged(route: Any) -> None:
+        route.fulfill(status=200, body=bytes(damaged), content_type="application/octet-stream")
+
+    context.route(f"**/{MODEL_FILE}", serve_damaged)
+    load_passages(page, tmp_path)
+    bm25 = page.get_by_test_id("retrieval-recall").get_attribute("data-value")
+    assert bm25 not in (None, "")
+    assert page.evaluate("() => navigator.serviceWorker.controller") is None  # a first visit
+    page.get_by_test_id("retriever").select_option("minilm")
+    error = page.get_by_test_id("evidence-error")
+    expect(error).to_be_visible(timeout=MODEL_LOAD_MS)
+    expect(error).to_contain_text("the model file has sha256")
+    expect(error).to_contain_text(f"not the pinned {EMBEDDING_MODEL.sha256[:12]}")
+    expect(error).to_contain_text("damaged")
+    expect(error).to_contain_text("The figures below are BM25's")
+    expect(page.get_by_test_id("evidence-panel")).to_have_attribute("data-dense", "failed")
+    # Nothing is lost: the text, the two passages checked, BM25's figure, the choice.
+    assert page.get_by_test_id("text-input").input_value() == TEXT
+    expect(page.get_by_test_id("evidence-item")).to_have_count(2)
+    expect(page.get_by_test_id("retrieval-recall")).to_have_attribute("data-value", bm25)
+    expect(page.get_by_test_id("dense-recall")).to_have_attribute("data-value", "")
+    page.get_by_test_id("retriever").select_option("bm25")
+    expect(error).to_be_hidden()
+    expect(page.get_by_test_id("retrieval-recall")).to_have_attribute("data-value", bm25)
+
+    # The service worker controls the page now: it checks the file as it keeps it.
+    page.evaluate("() => navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    wait_until_ready(page)
+    load_passages(page, tmp_path)
+    assert page.evaluate("() => navigator.serviceWorker.controller !== null")
+    page.get_by_test_id("retriever").select_option("minilm")
+    expect(error).to_be_visible(timeout=MODEL_LOAD_MS)
+    expect(error).to_contain_text(f"{MODEL_FILE} has sha256")
+    expect(error).to_contain_text(f"not this build's {EMBEDDING_MODEL.sha256[:12]}")
+    expect(page.get_by_test_id("evidence-item")).to_have_count(2)
+    expect(page.get_by_test_id("retrieval-recall")).to_have_attribute("data-value", bm25)
+
+    # The file whole again: the next dense check loads it and embeds.
+    context.unroute(f"**/{MODEL_FILE}")
+    page.get_by_test_id("retriever").select_option("both")
+    status = page.get_by_test_id("dense-status")
+    expect(status).to_have_attribute("data-embedded", "8", timeout=MODEL_LOAD_MS)
+    expect(error).to_be_hidden()
+    native = cli(tmp_path, "--retriever", "minilm")["doc"]["dense_retrieval"]
+    expect(page.get_by_test_id("dense-recall")).to_have_attribute(
+        "data-value", str(native["recall_at_k"])
+    )

@@ -143,6 +143,28 @@ def test_a_selected_passage_is_checked_and_a_split_one_is_flagged_until_the_sugg
     expect(app.get_by_test_id("retrieval-baseline")).to_contain_text("lexical (keyword) baseline")
     expect(app.get_by_test_id("retrieval-baseline")).to_contain_text("not a quality benchmark")
 
+    # The second suggestion: the overlap that keeps any passage as long as the longest
+    # one whole wherever it falls, labelled as such, with its extra volume.
+    anywhere = expected["summary"]["overlap_for_any_placement"]
+    assert expected["summary"]["any_placement_guaranteed"] is True
+    any_figure = app.get_by_test_id("evidence-any-overlap")
+    expect(any_figure).to_have_attribute("data-value", str(anywhere))
+    expect(any_figure).to_have_attribute("data-guaranteed", "true")
+    any_cost = app.get_by_test_id("evidence-any-overlap-cost")
+    longest = expected["summary"]["longest_item_units"]
+    expect(any_cost).to_contain_text(
+        f"keeps any passage of up to {longest} words whole, wherever it falls"
+    )
+    extra = expected["summary"]["extra_volume_at_any_placement"]
+    shown = f"{extra * 100:.2f}".rstrip("0").rstrip(".")  # as the page writes a percentage
+    expect(any_cost).to_contain_text(f"{shown}% extra volume")
+    expect(any_cost).to_contain_text("fits only these passages where they are")
+    use_any = app.get_by_test_id("evidence-use-any-overlap")
+    if anywhere == 1:  # the overlap already set
+        expect(use_any).to_be_hidden()
+    else:
+        expect(use_any).to_have_text(f"Use overlap {anywhere}")
+
     # A chunk link goes to its card.
     whole.get_by_test_id("evidence-go").click()
     expect(cards.nth(2)).to_be_focused()
@@ -184,6 +206,12 @@ def test_a_selected_passage_is_checked_and_a_split_one_is_flagged_until_the_sugg
         reason["min_overlap_reason"]
     )
     expect(app.get_by_test_id("evidence-use-min-overlap")).to_be_hidden()
+    # Nor can any overlap keep a passage that long whole wherever it falls: said, no button.
+    expect(app.get_by_test_id("evidence-any-overlap")).to_have_attribute("data-guaranteed", "false")
+    expect(app.get_by_test_id("evidence-any-overlap-cost")).to_contain_text(
+        reason["any_placement_reason"]
+    )
+    expect(app.get_by_test_id("evidence-use-any-overlap")).to_be_hidden()
 
     # Only the low half of the parrot's surrogate pair selected (UTF-16 [1, 2)): the
     # whole parrot is added, [0, 1) in code points, and the list is still checked.
@@ -291,9 +319,11 @@ def test_the_list_is_kept_for_the_session_and_follows_edits_of_the_text(app: Any
     box.type("New. ")
     expect(entry_at(app, start + 5, start + 5 + len(passage))).to_have_count(1, timeout=WAIT_MS)
     after_end = start + 5 + len(passage) + 3
-    box.evaluate("(el, at) => el.setSelectionRange(at, at)", after_end)
-    for _ in range(6):  # back over the passage's last three characters
-        box.press("Backspace")
+    # One edit across its end: the passage's last three characters and the three after
+    # them, selected and deleted at once (each keystroke is its own edit: six Backspaces
+    # would first shrink it, then move past it).
+    box.evaluate("(el, [a, b]) => el.setSelectionRange(a, b)", [after_end - 6, after_end])
+    box.press("Backspace")
     expect(app.get_by_test_id("evidence-item")).to_have_count(0, timeout=WAIT_MS)
     expect(app.get_by_test_id("evidence-add-note")).to_contain_text("removed from the list")
     expect(app.get_by_test_id("evidence-panel")).to_have_attribute("data-state", "empty")

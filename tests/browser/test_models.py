@@ -15,7 +15,16 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from helpers import WAIT_MS, cli_chunk, configure, error_slot, native, open_ready, put_text
+from helpers import (
+    WAIT_MS,
+    cli_chunk,
+    configure,
+    error_slot,
+    js_number,
+    native,
+    open_ready,
+    put_text,
+)
 from playwright.sync_api import expect
 
 from pyapp.facts import page_facts
@@ -92,7 +101,7 @@ def test_every_encoding_and_model_preset_matches_the_command_line_and_flags_what
     pool.shutdown(wait=False)
 
     page.add_init_script(VOCABULARY_LOG)
-    open_ready(page, f"{site_url}#unit=token&size={SIZE}&overlap={OVERLAP}&om=units&price=1")
+    open_ready(page, f"{site_url}#unit=token&size={SIZE}&overlap={OVERLAP}&om=units")
     put_text(page, TEXT)
     # The service worker precaches every vocabulary wheel (so each works offline); the
     # engine installs none of them before its encoding is chosen.
@@ -150,8 +159,9 @@ def test_every_encoding_and_model_preset_matches_the_command_line_and_flags_what
         limit = str(model["max_tokens"]["value"])
         expect(page.get_by_test_id("max-tokens-input")).to_have_value(limit)
         price = model["price_per_million"]
+        # A model that lists no price empties the field: no cost, not one at $1.
         expect(page.get_by_test_id("price-input")).to_have_value(
-            str(price["value"]) if price else "1"
+            str(price["value"]) if price else ""
         )
         if model["dimension"]:
             expect(page.get_by_test_id("sizing-dim")).to_have_value(
@@ -175,9 +185,18 @@ def test_every_encoding_and_model_preset_matches_the_command_line_and_flags_what
         expect(figures.get_by_test_id("preset-overridden")).to_have_count(0)
         expected = native(
             "chunk", text=TEXT, unit="token", size=SIZE, overlap=OVERLAP, model=model["name"],
-            price_per_million=str(price["value"]) if price else "1",
+            price_per_million=str(price["value"]) if price else None,
         )  # fmt: skip
         settled(page, expected)
+        cost = page.get_by_test_id("summary-cost")
+        if price:
+            expect(cost).to_have_attribute(
+                "data-value", js_number(expected["summary"]["estimated_cost"])
+            )
+            expect(cost).to_be_visible()
+        else:
+            assert expected["summary"]["estimated_cost"] is None
+            expect(cost).to_be_hidden()
         assert f"model={model['name']}" in page.url
     # The last preset's download is the command line's `--model`, byte for byte.
     got = download(page, tmp_path, "model.json")

@@ -443,16 +443,79 @@ SWEEP_WAITS = """async () => {
   await engine.call("counts", { op: "counts", text });  // the text crosses first
   const order = [];
   const busy = engine.call("counts", { op: "chunk", text, unit: "token", size: 50, overlap: 5 });
+  // A background call (a dense-check step, here a plain count) and a view's sweep queue
+  // behind it; then a view.
+  const dense = engine.call("dense", { op: "counts", text, unit: "word" })
+    .then((answer) => order.push(answer === null ? "dense dropped" : "dense"));
   const sweep = engine.call("sweep", { op: "sweep", text, unit: "word", size: 50, overlap: 5 })
-    .then(() => order.push("sweep"));
+    .then((answer) => order.push(answer === null ? "sweep dropped" : "sweep"));
   const view = engine.call("view", { op: "chunk", text, unit: "word", size: 60, overlap: 5 })
     .then(() => order.push("view"));
-  await Promise.all([busy, sweep, view]);
+  await Promise.all([busy, dense, sweep, view]);
   engine.terminate();
   return order;
 }"""
 
 
-def test_a_view_call_is_answered_before_a_sweep_queued_ahead_of_it(app: Any) -> None:
-    # The first chunk call keeps the worker busy while the sweep and then the view queue.
-    assert app.evaluate(SWEEP_WAITS) == ["view", "sweep"]
+def test_a_view_call_is_answered_before_a_background_call_queued_ahead_of_it(app: Any) -> None:
+    # The first chunk call keeps the worker busy while the others queue. The sweep
+    # follows a view, so the newer view drops it at once; the dense step is answered
+    # after the view (background calls go last, after a quiet moment).
+    assert app.evaluate(SWEEP_WAITS) == ["sweep dropped", "view", "dense"]
+
+
+# ---- one answer per keystroke -----------------------------------------------------------
+
+# Records what the page's own engine client posts to the worker from now on: each call's
+# purpose, and "drop" for each call it drops.
+RECORD_POSTS = """async () => {
+  const { engine } = await import("./static/start.js");
+  const posted = (window.__posted = []);
+  const post = engine._worker.postMessage.bind(engine._worker);
+  engine._worker.postMessage = (message, transfer) => {
+    posted.push(message.type === "call" ? message.purpose : message.type);
+    post(message, transfer);
+  };
+}"""
+
+
+def test_a_keystroke_is_one_view_call_that_brings_the_text_view_and_drops_older_work(
+    app: Any,
+) -> None:
+    """The figures, the cards and the text view's pages of a keystroke come in one call;
+    its checks follow in the background; a keystroke made meanwhile drops what is
+    pending of the one before (never shown)."""
+    page = app
+    line = "Chunk the text. " * 40 + "\n"
+    text = line * 200  # over the text view's whole-text size: drawn by pages
+    configure(page, unit="char", size="300", overlap="30")
+    put_text(page, text)
+    chars = page.get_by_test_id("count-chars")
+    expect(chars).to_have_attribute("data-value", str(len(text)), timeout=60_000)
+    summary = page.get_by_test_id("boundary-summary")
+    expect(summary).not_to_have_attribute("data-state", "checking", timeout=60_000)
+    page.evaluate(RECORD_POSTS)
+
+    box = page.get_by_test_id("text-input")
+    box.evaluate("(el) => { el.focus(); el.setSelectionRange(5, 5); }")
+    page.keyboard.type("x")
+    expect(chars).to_have_attribute("data-value", str(len(text) + 1), timeout=60_000)
+    view = page.get_by_test_id("text-view")
+    expect(view).to_have_attribute("data-chars", str(len(text) + 1))
+    expect(view).to_contain_text("Chunkx the text.")
+    expect(summary).not_to_have_attribute("data-state", "checking", timeout=60_000)
+    posted = page.evaluate("() => window.__posted")
+    # The edited text crosses once, one view call answers the screen, its checks follow.
+    assert posted[:2] == ["text", "view"], posted
+    assert posted.count("view") == 1 and "segments" not in posted, posted
+    assert posted.index("checks") > posted.index("view"), posted
+
+    # Two keystrokes in quick succession: what the first left pending (its view, or
+    # the checks that follow it) is dropped, and the screen shows the second.
+    page.evaluate(RECORD_POSTS)
+    page.keyboard.type("yz", delay=30)
+    expect(chars).to_have_attribute("data-value", str(len(text) + 3), timeout=60_000)
+    expect(view).to_contain_text("Chunkxyz the text.")
+    expect(summary).not_to_have_attribute("data-state", "checking", timeout=60_000)
+    posted = page.evaluate("() => window.__posted")
+    assert "drop" in posted and "segments" not in posted, posted

@@ -10,6 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from pyapp.core.dense import embed_texts
+from pyapp.core.evidence_report import Vectors
+from pyapp.embedder import DirStore, LazyEmbedder
+from pyapp.planning.sweep import sweep_dense_texts, sweep_text
+
 TEXT = "alpha beta gamma delta epsilon zeta eta theta iota kappa"
 GOOD = '{"id": "g", "quote": "gamma delta epsilon", "question": "Where is gamma?"}'
 
@@ -345,3 +350,26 @@ def test_the_sweep_adds_dense_columns_says_its_work_first_and_reuses_the_cache(
     assert all({"dense_recall_at_k", "dense_iou"} <= set(row) for row in rows)
     again = pyapp(*args, *evidence, "--retriever", "both")
     assert b" 0 of " in again.stderr and again.stdout == first.stdout
+
+
+def test_the_recursive_splitters_sweep_has_dense_columns_of_its_own_chunks(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "text.txt").write_text(DENSE_TEXT, encoding="utf-8")
+    (tmp_path / "evidence.jsonl").write_text(DENSE_LINES, encoding="utf-8")
+    args = ["sweep", str(tmp_path / "text.txt"), "--evidence", str(tmp_path / "evidence.jsonl"),
+            "--splitter", "recursive", "--unit", "char", "--size", "60", "--overlap", "15",
+            "--top-k", "2", "--cache", str(tmp_path / "c")]  # fmt: skip
+    done = pyapp(*args, "--retriever", "minilm")
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)["rows"]
+    texts = sweep_dense_texts(DENSE_TEXT, splitter="recursive", unit="char", size=60,
+                              overlap=15, evidence_jsonl=DENSE_LINES)  # fmt: skip
+    assert f": {len(texts)} of {len(texts)} texts to embed" in done.stderr.decode()
+    vectors = Vectors(embed_texts(texts, LazyEmbedder(), DirStore(tmp_path / "c")))
+    engine = sweep_text(DENSE_TEXT, splitter="recursive", unit="char", size=60, overlap=15,
+                        evidence_jsonl=DENSE_LINES, top_k=2, vectors=vectors).to_json()  # fmt: skip
+    assert [(r["dense_recall_at_k"], r["dense_iou"]) for r in rows] == [
+        (r["dense_recall_at_k"], r["dense_iou"]) for r in engine["rows"]
+    ]
+    assert all(r["dense_iou"] is not None for r in rows)

@@ -71,7 +71,7 @@ def expected(unit: str, size: int, overlap: int) -> dict[str, int]:
 
 @pytest.mark.parametrize("unit", ["token", "word", "char"])
 def test_corpus_totals_equal_the_sum_of_separate_runs_per_document(corpus: Path, unit: str) -> None:
-    params = parse_params(unit=unit, size=4, overlap=1, tokens_per_unit=1)
+    params = parse_params(unit=unit, size=4, overlap=1, tokens_per_unit=1, price_per_million=1)
     doc = count_corpus([str(corpus)], params, workers=1).to_json()
     want = expected(unit, 4, 1)
     assert doc["documents"] == want["documents"] == 6

@@ -6,6 +6,8 @@ model file is one clear refusal."""
 from __future__ import annotations
 
 import builtins
+import functools
+import hashlib
 import shutil
 import sys
 from importlib import resources
@@ -14,6 +16,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pyapp.core import dense
 from pyapp.core.dense import (
@@ -43,8 +47,8 @@ TEXTS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def hf() -> Any:
+@functools.cache
+def hf_tokenizer() -> Any:
     """The model's own tokenizer.json, with sentence-transformers' settings for it:
     truncation at max_seq_length (256, [CLS] and [SEP] included), no padding."""
     from tokenizers import Tokenizer
@@ -54,6 +58,11 @@ def hf() -> Any:
     tok.no_padding()
     tok.enable_truncation(max_length=MINILM.max_tokens.value)
     return tok
+
+
+@pytest.fixture(scope="module")
+def hf() -> Any:
+    return hf_tokenizer()
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +78,36 @@ def test_the_ids_equal_hugging_face_tokenizers_with_this_models_settings(
     assert model_ids(text) == encoding.ids
     assert set(encoding.attention_mask) == {1}  # what the native embedder feeds
     assert set(encoding.type_ids) == {0}
+
+
+LITERAL = [
+    "a [CLS] b", "x[SEP]y", "[UNK] [PAD] [MASK]", "[CLS][CLS]", "a[MASK]b",
+    "[cls] [Sep] [ CLS ] [CLS ] [[SEP]] [SEP", "\u00a0[SEP]\u200b", "e[SEP]\u0301 café[MASK]",
+    "日本[UNK]語", "［ＣＬＳ］ [ＳＥＰ]", "[CLS]" * 300,
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", LITERAL, ids=range(len(LITERAL)))
+def test_a_literal_special_token_is_its_one_id_as_hugging_face_reads_it(hf: Any, text: str) -> None:
+    assert model_ids(text) == hf.encode(text).ids
+
+
+def test_a_literal_special_token_is_one_id_and_lower_case_is_text() -> None:
+    assert model_ids("a [SEP] b") == [101, 1037, 102, 1038, 102]
+    assert model_ids("a [sep] b") == [101, 1037, 1031, 19802, 1033, 1038, 102]
+    assert len(model_ids("[MASK]" * 300)) == 256  # each one id: 254 kept, then cut
+
+
+# Texts made of pieces that meet special tokens in every way: inside words, beside
+# punctuation, accents and spaces, in other cases, half-written.
+PIECES = ["[CLS]", "[SEP]", "[UNK]", "[PAD]", "[MASK]", "[cls]", "[", "]", "CLS", "SEP",
+          "MASK", "a", "Ab", "é", "\u0301", " ", "\t", "\n", "\u00a0", "日", ",", "!", "\x00",
+          "\u200b", "word", "##", "ﬁ"]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(PIECES), max_size=40).map("".join))
+def test_ids_equal_hugging_face_on_text_mixed_with_special_tokens(text: str) -> None:
+    assert model_ids(text) == hf_tokenizer().encode(text).ids
 
 
 def test_truncation_keeps_256_ids_in_all_at_and_past_the_limit(hf: Any) -> None:
@@ -156,6 +195,19 @@ def test_the_cache_saves_every_model_call_it_can(tmp_path: Path) -> None:
     assert (after.rows, after.calls) == (1, 1)
     assert out[text_key(texts[0])] == vectors[text_key(texts[0])]
     assert set(out) == {text_key(t) for t in edited}
+
+
+def test_a_vector_cached_under_the_old_ids_rule_is_not_served(tmp_path: Path) -> None:
+    # Before literal special tokens became their one id, the key was the text's sha256
+    # alone, and "[CLS]" was read as four word pieces: that vector is not this text's.
+    text = "[CLS] a chunk that names the token"
+    stale = hashlib.sha256(text.encode()).hexdigest()
+    DirStore(tmp_path).put(stale, normalize([1.0] * DIMENSION))
+    fresh = LazyEmbedder()
+    out = embed_texts([text], fresh, DirStore(tmp_path))
+    assert (fresh.rows, fresh.calls) == (1, 1)
+    assert list(out) == [text_key(text)] and text_key(text) != stale
+    assert out[text_key(text)] != normalize([1.0] * DIMENSION)
 
 
 def test_a_repeated_text_is_embedded_once(embedder: NativeEmbedder) -> None:

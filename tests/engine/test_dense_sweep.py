@@ -64,6 +64,45 @@ def test_every_dense_row_equals_a_separate_evidence_check(tmp_path: Path) -> Non
     assert again.calls == 0
 
 
+RECURSIVE = [
+    {"splitter": "recursive", "unit": "char", "size": 60, "overlap": 15},
+    {"splitter": "recursive", "unit": "token", "encoding": "bert-base-uncased", "size": 14,
+     "overlap": 4, "separators_preset": "markdown"},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("setting", RECURSIVE, ids=["char", "token"])
+def test_the_recursive_splitters_dense_rows_equal_separate_evidence_checks(
+    tmp_path: Path, setting: dict[str, object]
+) -> None:
+    texts = sweep_dense_texts(TEXT, **setting, evidence_jsonl=LINES)
+    settings = grid(parse_params(**setting))
+    every = {
+        t
+        for _, size, overlap in settings
+        for t in dense_texts(
+            TEXT, parse_params(**{**setting, "size": size, "overlap": overlap}), jsonl=LINES
+        )  # fmt: skip
+    }
+    assert set(texts) == every and len(texts) == len(every)
+    # The splitter's own chunks: not the fixed window's texts at the same settings.
+    fixed = {k: v for k, v in setting.items() if k not in ("splitter", "separators_preset")}
+    assert every != set(sweep_dense_texts(TEXT, **fixed, evidence_jsonl=LINES))
+    vectors = Vectors(embed_texts(texts, LazyEmbedder(), DirStore(tmp_path)))
+    result = sweep_text(TEXT, **setting, evidence_jsonl=LINES, top_k=2, vectors=vectors)
+    assert len(result.rows) == len(settings)
+    recalls = set()
+    for row in result.rows:
+        at = parse_params(**{**setting, "size": row["size"], "overlap": row["overlap"]})
+        alone = document(
+            check_evidence(TEXT, at, jsonl=LINES, top_k=2, retriever="minilm", vectors=vectors)
+        )["dense_retrieval"]
+        assert row["dense_recall_at_k"] == alone["recall_at_k"]
+        assert row["dense_iou"] == alone["range_metrics"]["iou"]["mean"]
+        recalls.add(row["dense_iou"])
+    assert len(recalls) > 1  # the settings differ, and so do their figures
+
+
 def test_a_cancelled_sweep_keeps_what_it_embedded_and_the_rerun_does_the_rest(
     tmp_path: Path,
 ) -> None:

@@ -293,3 +293,35 @@ def test_the_download_size_said_before_lifting_is_within_two_percent(
 def test_the_chunk_answer_past_a_cap_carries_the_download_size_with_the_remedies() -> None:
     view = chunk_view("a " * 300, parse_params(unit="word", size=1))
     assert set(view["capped"]) == {"cap", "value", "limit", "over", "remedies", "export_bytes"}
+
+
+@pytest.mark.parametrize("unit", ["word", "char", "token"])
+def test_one_chunk_call_carries_the_text_views_pages_as_the_segments_op_gives_them(
+    unit: str,
+) -> None:
+    """A keystroke's one call (``text_view``) answers the figures and the pages in sight:
+    the same pages the ``segments`` op gives, and the rest of the answer unchanged."""
+    text = "\ufeff" + ("Chunk the text. " * 40 + "\n") * (TEXT_VIEW_WHOLE // 600)
+    fields: dict[str, Any] = {"unit": unit, "size": 9, "overlap": 3, "checks": False}
+    with_pages = call(op="chunk", text=text, text_view={"page": 3, "pages": 2}, **fields)
+    assert with_pages["ok"], with_pages
+    pages_in_sight = with_pages["result"].pop("text_view")
+    assert pages_in_sight == call(op="segments", text=text, page=3, pages=2, **fields)["result"]
+    assert (pages_in_sight["page"], pages_in_sight["pages"]) == (3, 2)
+    assert with_pages["result"] == call(op="chunk", text=text, **fields)["result"]
+
+
+def test_a_text_the_view_draws_whole_comes_whole_whatever_pages_are_asked() -> None:
+    text = "One two three. Four five six.\n" * 200
+    assert len(text) < TEXT_VIEW_WHOLE
+    answer = call(op="chunk", text=text, size=4, text_view={"page": 7, "pages": 1})["result"]
+    assert answer["text_view"] == call(op="segments", text=text, size=4)["result"]
+    assert answer["text_view"]["page"] == 0 and answer["text_view"]["to"] == len(text)
+
+
+@pytest.mark.parametrize(
+    ("text_view", "field"), [(3, "text_view"), ([0, 1], "text_view"), ({"page": -1}, "page")]
+)
+def test_a_text_view_that_is_not_pages_is_refused_by_name(text_view: object, field: str) -> None:
+    answer = call(op="chunk", text="a b c", size=2, text_view=text_view)
+    assert answer["ok"] is False and answer["error"]["field"] == field

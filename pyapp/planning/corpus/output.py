@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from ...core.export import splitter_json
 from ...core.params import Params
+from ...core.summary import cost_of
 from ...figures import number
 from .accumulator import Accumulator, Settings, Where, next_edge
 
@@ -145,7 +146,7 @@ def document(
         "stored_tokens_nominal": number(acc.nominal_units * tpu),
         "stored_tokens_actual": number(actual),
         "inflation_nominal": number(Fraction(acc.nominal_units, units)) if units else None,
-        "estimated_cost": number(actual * price / 1_000_000),
+        "estimated_cost": number(cost_of(actual, price)),
         "chunks_per_document": spread,
         "units_per_document": {
             "min": acc.min_units,

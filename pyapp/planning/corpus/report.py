@@ -225,11 +225,13 @@ def render(doc: Mapping[str, Any]) -> str:
     unit = params["unit"]
     plural = UNITS[unit].plural if unit in UNITS else str(unit)
     encoding = f" ({params['encoding']})" if params.get("encoding") else ""
+    price = params["price_per_million"]
+    priced = "no price given" if price is None else f"price {price:.6g} per million tokens"
     settings = (
         f"Unit: {plural}{encoding}. Chunk size {params['size']:,}, overlap {params['overlap']:,}"
-        f" {plural}. Tokens per unit {params['tokens_per_unit']:.6g}, price"
-        f" {params['price_per_million']:.6g} per million tokens."
+        f" {plural}. Tokens per unit {params['tokens_per_unit']:.6g}, {priced}."
     )
+    cost = doc["estimated_cost"]
     counted = [
         ("documents", "documents"),
         ("units", plural),
@@ -244,8 +246,8 @@ def render(doc: Mapping[str, Any]) -> str:
         (
             "estimated_cost",
             "estimated cost",
-            doc["estimated_cost"],
-            f"{doc['estimated_cost']:,.4f}",
+            cost,
+            "no price given" if cost is None else f"{cost:,.4f}",
         ),
     )
     share = spread.get("one_chunk_share")
