@@ -96,7 +96,7 @@ def _share(value: float | None) -> str:
 
 
 def _figure(testid: str, label: str, value: Any, shown: str) -> str:
-    raw = "" if value is None else str(value)
+    raw = "null" if value is None else str(value)  # the JSON value, null included
     return (
         f'<div class="figure"><dt>{escape(label)}</dt>'
         f'<dd data-testid="{escape(testid)}" data-value="{escape(raw)}">{escape(shown)}</dd></div>'
