@@ -21,9 +21,12 @@ engine's; nothing is downloaded). Per text and chunker it prints:
 * **U+FFFD**: chunks whose text holds a replacement character, i.e. a window cut
   inside a character that the chunker decoded lossily.
 
-Texts: 1 MB of English (the engine benchmark's), an emoji-heavy text (a 4-byte
-character every few words, so windows cut inside characters), and a repeated text
-(the same paragraph over and over, where offsets recovered by ``str.find`` go wrong).
+Texts: the real documents of :mod:`documents` (the Debian Reference in English,
+Chinese and Japanese, GPL-2+, read from the Debian packages when installed: the same
+texts as the tokenizer rows), 1 MB of English (the engine benchmark's), an
+emoji-heavy text (a 4-byte character every few words, so windows cut inside
+characters), and a repeated text (the same paragraph over and over, where offsets
+recovered by ``str.find`` go wrong).
 ``--section recursive`` times instead the recursive splitter against LangChain's own
 ``RecursiveCharacterTextSplitter.split_text`` with the same settings, on the same
 texts: in characters (1,000 with 200 of overlap) and in o200k_base tokens (512 with
@@ -51,6 +54,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import tiktoken  # noqa: E402
 from bench_engine import english  # noqa: E402
+from documents import SOURCE, real_documents  # noqa: E402
 
 from pyapp.core import tokenizers  # noqa: E402
 from pyapp.core.cache import forget_texts  # noqa: E402
@@ -86,7 +90,9 @@ def texts() -> dict[str, str]:
         "Overlap repeats the end of one chunk at the start of the next. "
         "A sentence cut by one window is found whole in the next one. "
     )
+    real = {f"{name} (Debian Reference)": text for name, text in real_documents().items()}
     return {
+        **real,
         "English, 1 MB": base,
         "emoji every fifth word": emoji[:900_000],
         "one paragraph, repeated": (paragraph * 8000)[:900_000],
@@ -304,6 +310,11 @@ def write(
             f" {platform.python_version()}, {os.cpu_count()} CPUs, load average {load:.1f} when"
             f" written; every time the best of {repeat}, each text changed in its last"
             f" character between runs so no cache helps; {what}",
+            *(
+                [f"Real texts: {SOURCE}, each cut to its first 1,000,000 bytes."]
+                if real_documents()
+                else []
+            ),
             "",
             table,
             end,

@@ -27,6 +27,8 @@ only ratios within one run compare):
    longest warm-up slice (the most an edit can wait behind it) and the whole
    warm-up.
 
+(Row 11 alone, the text view, is ``--section text-view``, printed.)
+
 12-15. pasting and opening a document (``--section paste`` measures only these and
    prints them): Ctrl+A, Ctrl+V of a 1 MB document (a real one, see ``document_text``)
    over the page's sample text and over a 1 MB text; the same document dropped on the
@@ -1211,7 +1213,27 @@ def rows(run: Run) -> list[Row]:
         "",
         None,
     )
-    # Rows 9-11: the observer open for the whole interaction (see typing_rows).
+    out.extend(interaction_rows(run))
+    out.extend(paste_table_rows(run))
+    return out
+
+
+def interaction_rows(run: Run) -> list[Row]:
+    """Rows 9-11, those measured: the observer open for the whole interaction (see
+    typing_rows)."""
+    m = run.median
+    out: list[Row] = []
+
+    def ms(value: float) -> str:
+        return f"{value:,.0f} ms"
+
+    def add(number: str, what: str, value: float, anchor_name: str, anchor: float,
+            target: str, met: bool | None) -> None:  # fmt: skip
+        ratio = f"{value / anchor:.2f}×" if anchor else "–"
+        shown = "–" if met is None else ("yes" if met else "no")
+        anchored = f"{anchor_name} {ms(anchor)}"
+        out.append(Row(number, what, ms(value), anchored, ratio, target, shown))
+
     unseen = run.notes.get("follow-up", "").startswith("WARNING")
     for number, name, what in (
         ("9", "typing", "typing ten characters into 1 MB, token mode 512 / 15%"),
@@ -1282,7 +1304,6 @@ def rows(run: Run) -> list[Row]:
             "",
             None,
         )
-    out.extend(paste_table_rows(run))
     return out
 
 
@@ -1331,7 +1352,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md")
     parser.add_argument(
         "--section",
-        choices=("all", "site", "encodings", "paste", "keystroke"),
+        choices=("all", "site", "encodings", "paste", "keystroke", "text-view"),
         default="all",
         help="which rows to measure (default all): the site table, or the newer encodings,"
         " or start-up and typing alone (keystroke)",
@@ -1361,6 +1382,16 @@ def main(argv: list[str]) -> int:
         print(f"Machine: {machine()}. Document: {run.notes['document']}.")
         print(f"The anchor's textarea is styled as the page's box: {run.notes['box']}.\n")
         print(table(paste_table_rows(run)))
+        return 0
+    if args.section == "text-view":  # row 11 alone, printed (RESULTS.md keeps its table)
+        run = Run({}, {})
+        text = english(TARGET_BYTES)
+        with build.serving_in_background(build.DIST, BenchHandler) as base, chromium() as browser:
+            text_view_rows(browser, base, run, text, args.runs)
+            version = browser.version
+        print(f"Text view row, {args.runs} runs, medians; headless Chromium {version}.")
+        print(f"Machine: {machine()}. Rows 9-11: {run.notes.get('follow-up', '?')}.\n")
+        print(table(interaction_rows(run)))
         return 0
     if args.section in ("all", "site"):
         began = time.monotonic()

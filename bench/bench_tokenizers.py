@@ -18,14 +18,24 @@ merge of the one piece (``_encode_single_piece``), the pre-tokenizer skipped.
 Targets: at most 3x on the real documents, 5x on the shapes. ``python build.py
 bench`` runs it after the site benchmark; ``--write`` replaces its section of
 bench/RESULTS.md.
+
+The same texts in the page's runtime (``--pyodide``, on by default when ``dist/`` is
+built): the built site's Pyodide booted in Node with the site's wheels
+(``bench/pyodide_tokenizers.mjs``, which runs ``bench/pyodide_rows.py`` there), the
+pure tokenizer with every memo empty on each text in every encoding, once: CPU
+seconds of that process against the target of 2 s for any 1 MB text, and its wall
+time beside them (which also counts the other jobs of a shared machine).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -47,6 +57,9 @@ RESULTS = ROOT / "bench" / "RESULTS.md"
 START, END = "<!-- bench_tokenizers: start -->", "<!-- bench_tokenizers: end -->"
 ENCODINGS = ("o200k_base", "cl100k_base", "llama3", "qwen2", "tekken", "bert-base-uncased")
 REAL_TARGET, SHAPE_TARGET = 3.0, 5.0
+#: Seconds the page may take for any 1 MB text in any encoding.
+PAGE_TARGET = 2.0
+DIST = ROOT / "dist"
 
 Encode = Callable[[str], list[int]]
 #: CPU time of this process: on a shared machine it moves far less than wall time
@@ -93,6 +106,22 @@ def reference(name: str, text: str) -> tuple[str, Encode]:
             i + offset for i in encoding._encode_single_piece(t.encode())
         ]
     return label, library(name)
+
+
+def junction_costs(only: tuple[str, ...]) -> dict[str, float]:
+    """CPU seconds to build each BPE vocabulary's junction table (``_bpe.Junctions``),
+    which the first text with a character outside ASCII pays, once per encoding; the
+    rows above reuse it, as the page does after that text."""
+    from pyapp.core.tokenizers._bpe import Junctions
+
+    out = {}
+    for name in only:
+        if name != "bert-base-uncased":
+            ranks = tokenizers.load_ranks(name)
+            began = CLOCK()
+            Junctions(ranks)
+            out[name] = CLOCK() - began
+    return out
 
 
 def rows(repeat: int, only: tuple[str, ...]) -> tuple[list[Row], dict[str, int]]:
@@ -189,6 +218,55 @@ def edit_rows(only: tuple[str, ...]) -> list[EditRow]:
     return out
 
 
+#: (encoding, text, bytes, CPU s in Pyodide, wall s in Pyodide)
+PageRow = tuple[str, str, int, float, float]
+
+
+def pyodide_rows(only: tuple[str, ...]) -> list[PageRow]:
+    """Every text of :func:`rows` in every encoding, once each, in the site's Pyodide
+    (Node): see the module docstring. Token counts are checked against the native
+    pure path's."""
+    documents = real_documents()
+    texts = {**{f"{k} (Debian Reference)": v for k, v in documents.items()}, **shapes()}
+    with tempfile.TemporaryDirectory() as folder:
+        names = {}
+        for k, (label, text) in enumerate(texts.items()):
+            names[f"text{k}"] = label
+            Path(folder, f"text{k}.txt").write_text(text, "utf-8")
+        config = {"encodings": list(only), "repeat": 1}
+        Path(folder, "config.json").write_text(json.dumps(config), "utf-8")
+        command = ["node", str(ROOT / "bench" / "pyodide_tokenizers.mjs"), str(DIST / "pyodide")]
+        command += [str(DIST / "packages"), folder, str(ROOT / "bench" / "pyodide_rows.py")]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise SystemExit(f"the Pyodide run failed:\n{done.stderr[-4000:]}")
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    out: list[PageRow] = []
+    for name in only:
+        encode = fresh_pure(name)
+        for key, label in names.items():
+            row = got[name][key]
+            text = texts[label]
+            assert row["tokens"] == len(encode(text)), f"{name} on {label}: counts differ"
+            out.append((name, label, len(text.encode()), row["cpu"][0], row["wall"][0]))
+            print(f"page {name:<18} {label:<30} cpu {row['cpu'][0]:7.3f} s"
+                  f"  wall {row['wall'][0]:7.3f} s", flush=True)  # fmt: skip
+    return out
+
+
+def page_table(found: list[PageRow]) -> list[str]:
+    lines = [
+        "| encoding | text | CPU in Pyodide | wall (shared machine) | target | met |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, label, _, cpu, wall in found:
+        lines.append(
+            f"| {name} | {label} | {cpu * 1000:,.0f} ms | {wall * 1000:,.0f} ms"
+            f" | ≤ {PAGE_TARGET:g} s | {'yes' if cpu <= PAGE_TARGET else 'no'} |"
+        )
+    return lines
+
+
 def edit_table(found: list[EditRow]) -> list[str]:
     lines = [
         "| encoding | 1 MB text | an edit: text op + view, median | the same edit encoded whole"
@@ -218,7 +296,13 @@ def table(found: list[Row]) -> list[str]:
 
 
 def write(
-    found: list[Row], edits: list[EditRow], sizes: dict[str, int], repeat: int, took: float
+    found: list[Row],
+    edits: list[EditRow],
+    page: list[PageRow],
+    junction: dict[str, float],
+    sizes: dict[str, int],
+    repeat: int,
+    took: float,
 ) -> None:
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     described = ", ".join(f"{name} {size:,} bytes" for name, size in sizes.items())
@@ -239,6 +323,11 @@ def write(
             f" bytes. Texts: {described}.",
             "- The shapes are one piece each; tiktoken's regex overflows its stack on the"
             " megabyte of spaces, so that row's reference is tiktoken's merge of the piece.",
+            "- Once per encoding, the first text with a character outside ASCII also builds"
+            " the vocabulary's junction table (where no token crosses between two characters),"
+            " which the rows reuse: "
+            + ", ".join(f"{name} {seconds * 1000:,.0f} ms" for name, seconds in junction.items())
+            + " (CPU, natively).",
             "",
             *table(found),
             "",
@@ -253,6 +342,18 @@ def write(
             " CPU seconds, as above.",
             "",
             *edit_table(edits),
+            "",
+            "### The same texts in the page's runtime (Pyodide)",
+            "",
+            "The built site's Pyodide booted in Node with the site's wheels"
+            " (`bench/pyodide_tokenizers.mjs`): the pure tokenizer, every memo empty, once"
+            " per text and encoding, the vocabulary already read; token counts checked equal"
+            " to the native run's. CPU seconds of that process (Node's `process.cpuUsage()`)"
+            " against the page's target of 2 s for any 1 MB text; the wall time beside them"
+            f" counts the other jobs of this shared machine too (load average"
+            f" {os.getloadavg()[0]:.1f} when written).",
+            "",
+            *(page_table(page) if page else ["Not measured in this run (`dist/` not built)."]),
             END,
         ]
     )
@@ -272,15 +373,25 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="replace the section of RESULTS.md")
     parser.add_argument("--only", default=",".join(ENCODINGS), help="comma-separated encodings")
     parser.add_argument("--edits-only", action="store_true", help="only the typing rows")
+    parser.add_argument(
+        "--pyodide",
+        action=argparse.BooleanOptionalAction,
+        default=(DIST / "pyodide").is_dir(),
+        help="also the rows in the site's Pyodide (default: when dist/ is built)",
+    )
+    parser.add_argument("--pyodide-only", action="store_true", help="only the Pyodide rows")
     args = parser.parse_args()
     began = time.perf_counter()
     only = tuple(args.only.split(","))
-    found, sizes = rows(args.repeat, only) if not args.edits_only else ([], {})
-    edits = edit_rows(only)
-    for line in [*table(found), "", *edit_table(edits)]:
+    skip = args.edits_only or args.pyodide_only
+    found, sizes = rows(args.repeat, only) if not skip else ([], {})
+    edits = edit_rows(only) if not args.pyodide_only else []
+    page = pyodide_rows(only) if args.pyodide or args.pyodide_only else []
+    junction = junction_costs(only)
+    for line in [*table(found), "", *edit_table(edits), "", *page_table(page)]:
         print(line)
     if args.write:
-        write(found, edits, sizes, args.repeat, time.perf_counter() - began)
+        write(found, edits, page, junction, sizes, args.repeat, time.perf_counter() - began)
 
 
 if __name__ == "__main__":

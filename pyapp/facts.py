@@ -31,6 +31,8 @@ __all__ = [
     "BUDGET_EXAMPLES",
     "BYTE_LIMIT_REMEDIES",
     "CARDS_PER_CALL",
+    "FIND_MATCHES_PLACED",
+    "FIND_MAX_CHARS",
     "CHUNK_DEFAULTS",
     "DEFAULT_ENCODING",
     "ENCODINGS",
@@ -67,6 +69,8 @@ __all__ = [
     "SEPARATOR_PRESETS",
     "SPLITTERS",
     "SPLITTER_FIELDS",
+    "STRIP_COLUMNS_DEFAULT",
+    "STRIP_COLUMNS_MAX",
     "SIZING_DEFAULTS",
     "SIZING_EXAMPLE",
     "TEXTS_HELD",
@@ -186,6 +190,14 @@ TEXT_VIEW_WHOLE: Final = 100_000
 TEXT_VIEW_PAGE: Final = 2_048
 #: The most chunk cards one ``cards`` answer holds (cards past the caps come by range).
 CARDS_PER_CALL: Final = 500
+#: The overview strip: one bar per pixel of its width, up to this many (an 8K screen's
+#: width); a caller that names no width gets the default.
+STRIP_COLUMNS_MAX: Final = 8_192
+STRIP_COLUMNS_DEFAULT: Final = 1_000
+#: The text view's find box: the longest search, and the most matches one answer
+#: places (every match is counted, and the chunks holding them all named).
+FIND_MAX_CHARS: Final = 1_000
+FIND_MATCHES_PLACED: Final = 5_000
 
 
 # ---------------------------------------------------------------------- units
@@ -275,6 +287,9 @@ PURPOSES: Final = (
     "segments",
     "cards",
     "text",
+    "strip",
+    "find",
+    "goto",
     "warm",
     "checks",
     "audit",
@@ -505,6 +520,8 @@ def page_facts() -> dict[str, Any]:
         "presets_shown": {unit: _preset_shown(value) for unit, value in PRESETS.items()},
         "texts_kept": TEXTS_HELD - 1,
         "text_view": {"whole": TEXT_VIEW_WHOLE, "page": TEXT_VIEW_PAGE},
+        "strip_columns_max": STRIP_COLUMNS_MAX,
+        "find": {"max_chars": FIND_MAX_CHARS, "placed": FIND_MATCHES_PLACED},
         "cards_per_call": CARDS_PER_CALL,
         "verdicts": list(VERDICTS),
         "purposes": list(PURPOSES),

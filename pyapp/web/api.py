@@ -42,7 +42,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..core.audit import Measure, chunking_of_file, chunking_of_settings, main_view_chunking
-from ..core.chunking import chunk_text, segment
+from ..core.chunking import check_size, chunk_text, segment
+from ..core.chunkings import chunking_of
 from ..core.dense import DIMENSION, batches, mean_pool, normalize, pack, plan, text_key, unpack
 from ..core.evidence import Evidence, parse_items, parse_jsonl
 from ..core.evidence_export import dumps as evidence_dumps
@@ -66,6 +67,8 @@ from ..facts import (
     MEASURE_UNIT,
     RETRIEVERS,
     SPLITTER_FIELDS,
+    STRIP_COLUMNS_DEFAULT,
+    STRIP_COLUMNS_MAX,
     TEXT_VIEW_WHOLE,
     TEXTS_HELD,
     over_byte_limit,
@@ -76,8 +79,9 @@ from ..planning.sizing import measure_text, size_index
 from ..planning.sweep import sweep_dense_texts, sweep_text
 from ..weights import EMBEDDING_MODEL
 from .audit_view import audit_view, compare_view, lens_view, side_of
+from .find import find_matches, locate, parse_query
 from .segments import segments_view
-from .view import cards_view, checks_view, chunk_view, counts, evidence_view
+from .view import cards_view, checks_view, chunk_view, counts, evidence_view, overview
 
 __all__ = ["OPS", "handle"]
 
@@ -206,7 +210,7 @@ def _op_chunk(request: JSON) -> JSON:
     if not isinstance(checks, bool):
         raise InputError("checks", f"checks must be true or false, got {quote(checks)}")
     text, params = _text(request), _params(request)
-    view = chunk_view(text, params, checks=checks)
+    view = chunk_view(text, params, checks=checks, columns=_columns(request))
     wanted = request.get("text_view")
     if wanted is not None:
         view["text_view"] = _text_view(text, params, wanted)
@@ -227,6 +231,40 @@ def _text_view(text: str, params: Params, wanted: object) -> JSON:
     if len(text) - text.startswith("\ufeff") < TEXT_VIEW_WHOLE:
         page, pages_wanted = 0, None
     return segments_view(text, params, page=page, pages_wanted=pages_wanted)
+
+
+def _columns(request: JSON) -> int:
+    """``columns``: how many bars the overview strip has (its width in pixels)."""
+    value = request.get("columns", STRIP_COLUMNS_DEFAULT)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= STRIP_COLUMNS_MAX:
+        raise InputError(
+            "columns",
+            f"columns must be a whole number from 1 to {STRIP_COLUMNS_MAX:,} (the strip's"
+            f" width in pixels), got {quote(value)}",
+        )
+    return value
+
+
+def _op_strip(request: JSON) -> JSON:
+    """The overview strip alone, at ``columns`` bars (the strip was resized)."""
+    text, _ = strip_bom(_text(request))
+    check_size(text)
+    return overview(text, _params(request), _columns(request))
+
+
+def _op_find(request: JSON) -> JSON:
+    """The text view's find: every match of ``query`` and the chunks holding them."""
+    query = parse_query(request.get("query"))
+    text, _ = strip_bom(_text(request))
+    check_size(text)
+    return find_matches(chunking_of(text, _params(request)), query)
+
+
+def _op_goto(request: JSON) -> JSON:
+    """Where chunk ``chunk`` (as typed, from 1) lies in the text: "go to chunk N"."""
+    text, _ = strip_bom(_text(request))
+    check_size(text)
+    return locate(chunking_of(text, _params(request)), request.get("chunk"))
 
 
 def _op_checks(request: JSON) -> JSON:
@@ -641,6 +679,9 @@ OPS: dict[str, Callable[[JSON], JSON]] = {
     "evidence": _op_evidence,
     "segments": _op_segments,
     "cards": _op_cards,
+    "strip": _op_strip,
+    "find": _op_find,
+    "goto": _op_goto,
     "text": _op_text,
     "audit": _op_audit,
     "compare": _op_compare,

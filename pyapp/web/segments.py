@@ -42,6 +42,7 @@ from ..core.units import strip_bom
 from ..facts import TEXT_VIEW_PAGE, TEXT_VIEW_WHOLE
 
 __all__ = [
+    "blocks",
     "pages",
     "segment_lists",
     "segments",
@@ -128,13 +129,49 @@ def pages(text: str) -> list[int]:
     return out
 
 
+def blocks(text: str, bounds: list[int]) -> list[int]:
+    """A whole text's blocks, for the text view to draw it whole: where each begins (a
+    segment's start, from ``bounds``), then the text's end. A block holds whole
+    segments and at least :data:`~pyapp.facts.TEXT_VIEW_PAGE` code points, and ends
+    after the first segment that ends in a line break (the next block then starts a
+    line, as the text does); past three pages, after one that ends in whitespace (a
+    line only ends early); past four, after any. Separate blocks keep each layout
+    small and let the browser skip the ones out of sight.
+
+    >>> page = TEXT_VIEW_PAGE
+    >>> text = "x" * (page + 5) + "\\n" + "y" * 10
+    >>> blocks(text, [0, page - 1, page + 3, page + 6, len(text)])  # the line break wins
+    [0, 2054, 2064]
+    >>> blocks("abc", [0, 1, 3]), blocks("", [0])
+    ([0, 3], [0])
+    """
+    length = len(text)
+    edges = [0]
+    for k in range(1, len(bounds) - 1):
+        at = bounds[k]
+        size = at - edges[-1]
+        if size < TEXT_VIEW_PAGE:
+            continue
+        before = text[at - 1]
+        if (
+            before == "\n"
+            or (size >= 3 * TEXT_VIEW_PAGE and _SPACE.match(before))
+            or size >= 4 * TEXT_VIEW_PAGE
+        ):
+            edges.append(at)
+    if length:
+        edges.append(length)
+    return edges
+
+
 def segments_view(
     text: str, params: Params, *, page: int = 0, pages_wanted: int | None = None
 ) -> JSON:
     """The ``segments`` op's answer for pages ``page .. page + pages_wanted - 1`` of
     the text (:func:`pages`; all of them by default, as many as fit in
     :data:`~pyapp.facts.TEXT_VIEW_WHOLE` code points): the segments of those code
-    points ``[from, to)``, the windows that touch them, and every page's start.
+    points ``[from, to)``, the windows that touch them, and every page's start; when
+    they are the whole text, its :func:`blocks` too (the page draws a short text whole).
 
     >>> from ..core.params import parse_params
     >>> view = segments_view("ab cd ef", parse_params(unit="word", size=1))
@@ -179,6 +216,7 @@ def segments_view(
             "char_ends": spans.char_ends[lo:hi],
         },
         "segments": {"bounds": bounds, "first": first, "count": count},
+        **({"blocks": blocks(text, bounds)} if start == 0 and stop == length else {}),
         "short_boundaries": short,
         **({} if dropped is None else {"model_dropped": dropped}),
     }

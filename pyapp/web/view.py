@@ -11,7 +11,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import replace
 from fractions import Fraction
 from itertools import accumulate, islice
-from typing import Any, Final
+from typing import Any
 
 from ..core.cache import per_text
 from ..core.chunking import Report, cap_of, chunk_text, over_limit, tokens_alone
@@ -32,13 +32,13 @@ from ..core.overlap import boundaries_list
 from ..core.params import Params
 from ..core.summary import derive
 from ..core.units import Tokens, Words, strip_bom, utf8_length, word_count
-from ..facts import CARDS_PER_CALL, MAX_BYTES, UNITS
+from ..facts import CARDS_PER_CALL, MAX_BYTES, STRIP_COLUMNS_DEFAULT, UNITS
 from ..figures import Derivation, round_half_up, show
 from ..planning.remedies import with_remedies
 from .export_size import export_size
+from .strip import strip
 
 __all__ = [
-    "OVERVIEW_WINDOWS",
     "cards_view",
     "chunk_view",
     "counts",
@@ -48,9 +48,6 @@ __all__ = [
 ]
 
 JSON = dict[str, Any]
-
-#: The overview strip draws at most this many windows.
-OVERVIEW_WINDOWS: Final = 2_000
 
 #: The word count of the last few texts (the page asks again on every edit).
 _words = per_text(word_count)
@@ -162,13 +159,15 @@ def view_chunks(
     text (word mode: ``preview_repeated``, a space when both parts are non-empty,
     ``preview_fresh``; char and token mode: ``repeated_prefix + fresh_text``) that
     belong to a sentence in ``cut_spans`` (no ``cut_marks`` when ``cut_spans`` is
-    None: the sentence check was not asked for).
+    None: the sentence check was not asked for), and ``carried``: the range of the
+    shown text the next chunk repeats (none for the last), which the card draws as
+    the overlap, as it draws its repeated prefix.
 
     >>> from ..core.params import parse_params
     >>> params = parse_params(unit="word", size=3, overlap=1)
-    >>> [(c["preview_repeated"], c["preview_fresh"], c["cut_marks"])
+    >>> [(c["preview_repeated"], c["preview_fresh"], c["cut_marks"], c["carried"])
     ...  for c in view_chunks("a  b c\\nd", params, cut_spans=[(3, 8)])]
-    [('', 'a b c', [[2, 5]]), ('c', 'd', [[0, 3]])]
+    [('', 'a b c', [[2, 5]], [[4, 5]]), ('c', 'd', [[0, 3]], [])]
     >>> chars = parse_params(unit="char", size=4, overlap=0)
     >>> [(c["repeated_prefix"], c["fresh_text"], c["cut_marks"])
     ...  for c in view_chunks("ab. cd.", chars, cut_spans=[(4, 7)])]
@@ -188,15 +187,19 @@ def view_chunks(
         _, lengths = _word_index(text)
         starts, ends = seg.bounds(all_windows[-1].end if all_windows else 0)
     lens = lens_of_params(params)
+    next_starts, count = chunking.char_starts, chunking.count
     out: list[JSON] = []
     for w in all_windows:
         alone_here = alone[w.index] if alone is not None and tokens is not None else None
         chunk = chunk_json(chunk_of(text, w, words=words, alone=alone_here), card=True)
         local = _local_marks(spans, w.char_start, w.char_end)
+        after = next_starts[w.index + 1] if w.index + 1 < count else w.char_end
+        carried = [(after, w.char_end)] if after < w.char_end else []  # the next one repeats
         cut = cut_of(text, w.char_start, w.char_end, lens) if lens is not None else None
         if cut is not None:  # the model's input ends at `cut`: the tail it never reads
             chunk["model_cut"] = cut
         if word:
+            chunk["carried"] = _preview_marks(carried, w, starts, ends, lengths)
             if marked:
                 chunk["cut_marks"] = _preview_marks(local, w, starts, ends, lengths)
             if cut is not None:
@@ -212,21 +215,22 @@ def view_chunks(
             chunk["token_breaks"] = breaks
             if alone_here is not None:
                 chunk["over_limit"] = alone_here > limit
+        chunk["carried"] = [[a - w.char_start, b - w.char_start] for a, b in carried]
         if marked:
             chunk["cut_marks"] = [[a - w.char_start, b - w.char_start] for a, b in local]
         out.append(chunk)
     return out
 
 
-def overview(text: str, params: Params) -> JSON:
-    """The char spans of the first :data:`OVERVIEW_WINDOWS` windows (even when capped)."""
-    chunking = chunking_of(text, params)
-    top = min(chunking.count, OVERVIEW_WINDOWS)
-    starts, ends = chunking.char_starts, chunking.char_ends
-    return {"total_chars": len(text), "windows": [[starts[k], ends[k]] for k in range(top)]}
+def overview(text: str, params: Params, columns: int = STRIP_COLUMNS_DEFAULT) -> JSON:
+    """The overview strip's ``columns`` bars over the whole text, even when capped
+    (:func:`~pyapp.web.strip.strip`; ``text`` without a leading byte-order mark)."""
+    return strip(chunking_of(text, params), columns)
 
 
-def chunk_view(text: str, params: Params, *, checks: bool = True) -> JSON:
+def chunk_view(
+    text: str, params: Params, *, checks: bool = True, columns: int = STRIP_COLUMNS_DEFAULT
+) -> JSON:
     """The ``chunk`` op's answer: what the page renders for this text and configuration.
     Offsets count from after a leading byte-order mark, as in the export.
 
@@ -266,7 +270,7 @@ def chunk_view(text: str, params: Params, *, checks: bool = True) -> JSON:
         "bom_removed": bom_removed,
         "chunks": chunks,
         "counts": counts(text, tokens=summary.units if params.unit == "token" else None),
-        "overview": overview(text, params),
+        "overview": overview(text, params, columns),
         "in_tokens": in_tokens(summary.units, params),
     }
 

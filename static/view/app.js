@@ -27,7 +27,6 @@ import { LimitView } from "./limits.js";
 import { ExactText } from "./line-breaks.js";
 import { buildModelSelect, presetForTools, presetSettings, renderModelFigures } from "./models.js";
 import { mountNumberKeys } from "./number-keys.js";
-import { renderOverview } from "./overview.js";
 import { guardPaste } from "./paste-guard.js";
 import { Status } from "./status.js";
 import { mountSplitter, splitterFields } from "./splitter.js";
@@ -158,6 +157,10 @@ const centre = mountCentre({
     caption: $("#text-view-focus"),
     note: $("#text-view-note"),
     overview: ui.overview,
+    readout: ui.overviewNote,
+    goto: $("#tv-goto"),
+    find: $("#tv-find"),
+    found: $("#tv-found"),
     list: ui.chunkList,
     notice: ui.capNotice,
     liftNote: $("#lift-note"),
@@ -454,13 +457,9 @@ function renderFigures(result) {
   ui.emptyNote.hidden = summary.chunks !== 0;
 }
 
-/** The rest of a result: the overview strip, the limits and boundaries, the cards. */
+/** The rest of a result: the limits and boundaries, the cards (centre.js draws the strip). */
 function render(result) {
-  const { params, summary, capped, chunks } = result;
-  renderOverview(ui.overview, result.overview, summary.chunks, params.unit, Boolean(capped));
-  const shown = result.overview ? result.overview.windows.length : 0;
-  ui.overviewNote.hidden = shown >= summary.chunks;
-  ui.overviewNote.textContent = `Showing the first ${fmt.integer(shown)} of ${fmt.integer(summary.chunks)} windows.`;
+  const { params, capped, chunks } = result;
   limits.update(result);
   boundaries.update(result);
   cards.render(capped ? [] : chunks, params.unit, params.unit === "token" && settings.tokenBoundaries, params.model ?? "");
@@ -604,13 +603,6 @@ ui.download.addEventListener("click", () => {
   download();
 });
 
-ui.overview.addEventListener("click", (event) => {
-  const bar = event.target.closest("[data-index]");
-  if (!bar || !lastGood) return;
-  const index = Number(bar.getAttribute("data-index"));
-  centre.stripClicked(index, lastGood.result.overview.windows[index][0]);
-});
-
 for (const button of document.querySelectorAll("[data-example]")) {
   button.addEventListener("click", () => {
     holdText(EXAMPLE_TEXT);
@@ -732,7 +724,7 @@ const evidence = mountEvidence({
   fromBox: (at) => (exact ? exact.fromBox(at) : at),
   chunkList: ui.chunkList,
   topK: $("#budget-top-k"), // k for the retrieval check is the budget panel's top-k
-  goTo: (index) => cards.goTo(index),
+  goTo: (index) => centre.goTo(index), // the card's top in view, and its text in the text view
   documentName: () => documentName, // the report's download is named after the opened file
   // The smallest overlap that keeps every passage whole, put into the main inputs.
   apply: ({ overlap }) => applySettings({ ...settings, overlap: String(overlap), overlapMode: "units" }),

@@ -74,7 +74,7 @@ function unitRange(chunk, unit) {
 /** One card. Word mode shows the normalized preview; char and token mode the exact text. */
 export function chunkCard(chunk, total, unit, showBreaks, model = "") {
   const li = el("li", {
-    class: "chunk",
+    class: chunk.index % 2 ? "chunk tint-b" : "chunk tint-a", // its fresh text takes the chunk's tint
     "data-testid": "chunk",
     "data-index": String(chunk.index),
     id: `chunk-${chunk.index}`,
@@ -104,6 +104,11 @@ export function chunkCard(chunk, total, unit, showBreaks, model = "") {
     body.append(rep, fresh);
   }
   li.append(head, body);
+  // The tail the next chunk repeats is the overlap too: drawn as the repeated prefix is.
+  if (Array.isArray(chunk.carried) && chunk.carried.length) {
+    const at = utf16Indexer(body.textContent ?? "");
+    wrapRanges(body, chunk.carried.map(([a, b]) => [at(a), at(b)]), { class: "carried", "data-testid": "chunk-carried" });
+  }
   if (Array.isArray(chunk.model_dropped)) markDropped(li, head, body, chunk, model);
   return li;
 }
@@ -217,10 +222,13 @@ export class CardRenderer {
   }
 }
 
-/** Scrolls `card` (if any) to the middle of the view, focuses it and flashes it. */
+/**
+ * Scrolls `card` (if any) so that its top (its number and repeated prefix) is in
+ * view, however tall it is, focuses it and flashes it.
+ */
 export function showCard(card) {
   if (!card) return;
-  card.scrollIntoView({ block: "center", behavior: "auto" });
+  card.scrollIntoView({ block: "start", behavior: "auto" });
   card.focus({ preventScroll: true });
   card.classList.remove("flash");
   void card.offsetWidth; // restart the highlight animation

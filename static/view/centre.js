@@ -1,7 +1,10 @@
 // centre.js: the centre of the page, wired in one place so app.js only calls it.
 //
 //   - the text view (text-view.js): the text once, tinted by chunk, in step with
-//     the overview strip (the chunks pointed at, the part in sight);
+//     the overview strip (overview.js: the chunks pointed at, the part in sight),
+//     with "go to chunk N" and a find box (the engine's `goto` and `find`);
+//   - the strip, one bar per pixel: its width goes with every chunk request
+//     (`columns`), and a resized strip asks the engine's `strip` op again;
 //   - the caps as a choice: past a cap the notice offers to show every chunk anyway,
 //     with what that costs; once lifted (for this page, until it is reloaded) the
 //     chunk and export requests say `caps: false`, and the cards past the caps are
@@ -10,21 +13,24 @@
 // app.js calls `requestFields()` when it builds a chunk or export request,
 // `viewFields()` for the main view's chunk request (the text view's pages in sight,
 // answered with the figures), `landed(request, result, {showBreaks})` when a chunk
-// result is on screen, `checksLanded(result)` when its checks came, and `goToCard(i)` /
-// `stripClicked(i, start)` when a card is asked for; `redrawCards(tb)` when the
+// result is on screen, `checksLanded(result)` when its checks came, and `goTo(i)` when
+// a chunk is asked for from elsewhere (an evidence link); `redrawCards(tb)` when the
 // token-boundary toggle changes (true when it redrew the lifted cards itself).
 
 import { askEngine } from "../engine/ask.js";
 import { PURPOSE } from "../engine/protocol.js";
+import { FACTS } from "../facts.js";
 import { renderLiftChoice, renderLifted } from "./cap-notice.js";
-import { markOverview } from "./overview.js";
+import * as fmt from "./format.js";
+import { OverviewStrip } from "./overview.js";
 import { TextView } from "./text-view.js";
 import { VirtualCards } from "./virtual-cards.js";
 
 /**
  * @param {{engine: object, cards: object, boundaries: object,
  *   nodes: {view: HTMLElement, caption: HTMLElement, note: HTMLElement, overview: HTMLElement,
- *           list: HTMLElement, notice: HTMLElement, liftNote: HTMLElement},
+ *           readout: HTMLElement, list: HTMLElement, notice: HTMLElement, liftNote: HTMLElement,
+ *           goto: HTMLInputElement, find: HTMLInputElement, found: HTMLElement},
  *   recompute: () => void}} options
  *   `cards` is the page's CardRenderer (under the caps), `boundaries` its
  *   BoundaryView; `recompute` asks for the current settings' result again.
@@ -45,24 +51,50 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
     note: nodes.note,
     fetch: (base, page, pages) => ask(PURPOSE.segments, { ...base, op: "segments", page, pages }),
     onGo: (index) => goToCard(index),
-    onActive: (indices) => markOverview(nodes.overview, { active: indices }),
-    onVisible: (start, end, total) => markOverview(nodes.overview, { visible: [start, end, total] }),
+    onActive: (indices, span) => strip.point(span),
+    onVisible: (start, end, total) => strip.show([start, end, total]),
   });
+
+  const strip = new OverviewStrip({
+    container: nodes.overview,
+    readout: nodes.readout,
+    onPick: (chunk, start) => {
+      textView.scrollToOffset(start);
+      if (chunk >= 0) goToCard(chunk);
+    },
+    onResize: () => restrip(), // a new width: new bars
+  });
+  async function restrip() {
+    if (!current) return;
+    const shown = current;
+    const answer = await ask(PURPOSE.strip, { ...shown.request, op: "strip", columns: stripColumns() });
+    if (answer === null || current !== shown) return;
+    drawStrip(shown.result, answer);
+  }
+
+  const stripColumns = () => Math.min(strip.width, FACTS.strip_columns_max);
+
+  function drawStrip(result, answer) {
+    strip.render(answer, { chunks: result.summary.chunks, unit: result.params.unit, capped: Boolean(result.capped) });
+  }
 
   const virtual = new VirtualCards({
     list: nodes.list,
     fetch: (base, from, to) => ask(PURPOSE.cards, { ...base, op: "cards", caps: false, from, to }),
   });
 
-  // A click on the strip away from a bar: the text view shows that part of the text.
-  nodes.overview.addEventListener("click", (event) => {
-    const target = /** @type {Element} */ (event.target);
-    const strip = target.closest?.("svg.overview-svg");
-    if (!strip || target.closest("[data-index]") || !current) return;
-    const box = strip.getBoundingClientRect();
-    const fraction = Math.min(1, Math.max(0, (event.clientX - box.left) / box.width));
-    textView.scrollToOffset(Math.floor(fraction * current.result.counts.chars));
-  });
+  /**
+   * Chunk `index`'s text shown in the text view (from `start`, its first code point,
+   * or where the engine says it begins), and its card's top (when the cards are shown).
+   */
+  async function goToChunk(index, start = null) {
+    if (!current) return;
+    const where = start ?? (await ask(PURPOSE.goto, { ...current.request, op: "goto", chunk: String(index + 1) }))?.char_start;
+    if (where !== undefined && where !== null) textView.scrollToOffset(where);
+    goToCard(index);
+  }
+
+  const find = mountFind({ engine, nodes, ask, textView, goToChunk, request: () => current?.request ?? null });
 
   function goToCard(index) {
     if (!current) return;
@@ -88,9 +120,9 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
   }
 
   return {
-    /** Fields every chunk and export request carries: the caps choice. */
+    /** Fields every chunk and export request carries: the caps choice, the strip's width. */
     requestFields() {
-      return lifted ? { caps: false } : {};
+      return { ...(lifted ? { caps: false } : {}), columns: stripColumns() };
     },
 
     /** What the main view's chunk request asks for beyond the settings: the text view's pages. */
@@ -109,8 +141,11 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
         virtual.hide();
       }
       showCaps(result);
+      drawStrip(result, result.overview);
+      if (result.overview.columns !== stripColumns()) restrip();
       textView.cardsShown = !capped;
       textView.update(request, { chars: result.counts.chars }, result.text_view ?? null);
+      find.landed();
     },
 
     /**
@@ -127,10 +162,9 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
 
     goToCard,
 
-    /** A bar of the overview strip chosen: the view moves there, and to the card if any. */
-    stripClicked(index, start) {
-      textView.scrollToOffset(start);
-      goToCard(index);
+    /** A chunk asked for from elsewhere (an evidence link): its card, and its text in the view. */
+    goTo(index) {
+      goToChunk(index);
     },
 
     /** The token-boundary toggle: true when the lifted cards were redrawn here. */
@@ -138,6 +172,117 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
       if (!current?.result.lifted) return false;
       virtual.redraw(showBreaks);
       return true;
+    },
+  };
+}
+
+// ---------------------------------------------------------------- go to chunk N, and find
+
+/**
+ * The text view's control row: "go to chunk N" (Enter), and a find box whose
+ * matches the engine finds (`find`: where each is, which chunks hold it whole, how
+ * many no chunk holds whole); the text view highlights them, Enter goes to the next
+ * (Shift+Enter the previous), Escape clears.
+ */
+function mountFind({ engine, nodes, ask, textView, goToChunk, request }) {
+  const { goto, find, found } = nodes;
+  find.maxLength = FACTS.find.max_chars;
+  let answer = null;
+  let at = -1;
+  let timer = 0;
+  let seq = 0;
+
+  const say = (text, state = "") => {
+    found.textContent = text;
+    found.dataset.state = state;
+  };
+
+  goto.addEventListener("keydown", async (event) => {
+    if (event.key !== "Enter") return;
+    event.preventDefault();
+    const base = request();
+    if (!base) return;
+    let response = null;
+    try {
+      response = await engine.call(PURPOSE.goto, { ...base, op: "goto", chunk: goto.value });
+    } catch {
+      return; // an engine failure is the status line's to show
+    }
+    if (!response) return;
+    if (!response.ok) {
+      goto.setAttribute("aria-invalid", "true");
+      say(response.error.message, "error");
+      return;
+    }
+    const where = response.result;
+    goto.removeAttribute("aria-invalid");
+    say(`Chunk ${fmt.integer(where.index + 1)}: characters [${fmt.integer(where.char_start)}, ${fmt.integer(where.char_end)}).`);
+    goToChunk(where.index, where.char_start);
+  });
+
+  find.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(search, 250);
+  });
+  find.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      find.value = "";
+      search();
+    } else if (event.key === "Enter") {
+      event.preventDefault();
+      clearTimeout(timer);
+      if (answer === null || answer.query !== find.value) search().then(() => next(1));
+      else next(event.shiftKey ? -1 : 1);
+    }
+  });
+
+  async function search() {
+    const mine = ++seq;
+    const base = request();
+    const query = find.value;
+    if (!base || query === "") {
+      answer = null;
+      at = -1;
+      textView.showMatches(null);
+      say("");
+      return;
+    }
+    const got = await ask(PURPOSE.find, { ...base, op: "find", query });
+    if (mine !== seq) return;
+    answer = got;
+    at = -1;
+    textView.showMatches(got);
+    if (got === null) {
+      say("The search could not be run.", "error");
+      return;
+    }
+    say(describe(got));
+  }
+
+  function describe(got) {
+    if (got.count === 0) return `No match for “${got.query}”.`;
+    const shown = got.chunks.slice(0, 8).map((k) => fmt.integer(k + 1));
+    const more = got.chunk_count > shown.length ? ` and ${fmt.integer(got.chunk_count - shown.length)} more` : "";
+    const matches = `${fmt.integer(got.count)} ${got.count === 1 ? "match" : "matches"}`;
+    const held = got.chunk_count === 0 ? "no chunk holds one whole"
+      : `in ${got.chunk_count === 1 ? "chunk" : "chunks"} ${shown.join(", ")}${more}`;
+    const cut = got.cut ? `; ${fmt.integer(got.cut)} cut across chunks (no chunk holds ${got.cut === 1 ? "it" : "them"} whole)` : "";
+    const place = at >= 0 ? ` Match ${fmt.integer(at + 1)} of ${fmt.integer(got.count)}.` : " Enter goes to the next.";
+    return `${matches} ${held}${cut}.${place}`;
+  }
+
+  function next(direction) {
+    if (!answer || answer.starts.length === 0) return;
+    const n = answer.starts.length;
+    at = at < 0 ? (direction > 0 ? 0 : n - 1) : (at + direction + n) % n;
+    textView.currentMatch(answer.starts[at], answer.ends[at]);
+    say(describe(answer));
+  }
+
+  return {
+    /** A new result: the same search, over the new chunks. */
+    landed() {
+      if (find.value !== "") search();
     },
   };
 }

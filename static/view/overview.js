@@ -1,123 +1,257 @@
-// The overview strip: every window over the document as one SVG, built with
-// createElementNS (no innerHTML). Each bar carries data-index; app.js takes a
-// click (or Enter on a focused bar) to that chunk's card.
+// The overview strip: the whole text as one bar per pixel of the strip's width.
+// The engine's `strip` (pyapp/web/strip.py) says what each bar stands for: its code
+// points [from, to), the chunk it leads to, the chunks touching it, and how many of
+// its code points two or more chunks hold. This module only draws that, with
+// createElementNS (no innerHTML), in the page's one palette: a bar takes its chunk's
+// tint (the two tints alternate, as in the text view and the cards) and the share
+// it holds twice or more is the overlap's striped amber, from the bottom up.
+//
+// One Tab stop: the strip is a slider. ← and → move to the next bar that leads to
+// another chunk, Home and End to the ends, Page Up and Page Down a tenth of the way;
+// Enter (or a click) picks the bar: the text view shows that part, and the chunk's
+// card comes into view when the cards are shown.
 
 import { el, svg } from "./dom.js";
 import * as fmt from "./format.js";
 
-/**
- * Draw every window over the document as an SVG strip.
- * Top track: all windows translucent in one row, so text that two windows share
- * is visibly darker. Below: even and odd windows in two lanes, so each window
- * stands apart. Each bar carries data-index for click-to-card.
- */
-export function renderOverview(container, overview, chunkCount, unit, capped = false) {
-  container.replaceChildren();
-  // The panel's hint: with the cards left out (a cap), a bar has no card to go to.
-  const hint = container.closest("section")?.querySelector(".overview-hint");
-  if (hint) {
-    hint.textContent = (capped
-      ? "Each bar is one chunk laid over the whole text; darker where windows overlap. The chunk cards are not shown (over a cap), so the bars do not lead to cards."
-      : "Each bar is one chunk laid over the whole text; darker where windows overlap. Click a bar, or Tab to it and press Enter, to jump to its chunk.") +
-      " A click on the strip shows that part of your text below; the dashed frame marks the part in sight.";
+const HEIGHT = 40; // the drawing's height in its own units (CSS sets the pixels)
+let patterns = 0; // one id per strip drawn, for its stripes
+
+/** The largest i with sorted[i] <= value (0 if none). */
+function columnOf(sorted, value) {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (sorted[mid] <= value) lo = mid;
+    else hi = mid - 1;
   }
-  const total = overview ? overview.total_chars : 0;
-  const windows = overview ? overview.windows : [];
-  if (!total || windows.length === 0) {
-    container.append(el("p", { class: "hint overview-empty" }, "No windows: the text is empty."));
-    return;
-  }
-  const minWidth = total / 600; // keep a window of one character visible
-  const depthH = 26;
-  const laneH = 11;
-  const gap = 4;
-  const height = depthH + gap + laneH * 2 + 2;
-  const root = svg("svg", {
-    viewBox: `0 0 ${total} ${height}`,
-    preserveAspectRatio: "none",
-    class: "overview-svg",
-    role: "group",
-    "aria-label": `${windows.length} windows over ${total} characters; darker where they overlap`,
-  });
-  if (!capped) {
-    // Enter or Space on a focused bar does what a click does (app.js goes to the card).
-    root.addEventListener("keydown", (event) => {
-      if ((event.key !== "Enter" && event.key !== " ") || !event.target.classList.contains("bar")) return;
-      event.preventDefault();
-      event.target.dispatchEvent(new MouseEvent("click", { bubbles: true }));
-    });
-  }
-  const depth = svg("g", { class: "depth" });
-  const lanes = svg("g", { class: "lanes" });
-  root.append(svg("rect", { class: "track", x: 0, y: 0, width: total, height: depthH }));
-  windows.forEach(([start, end], i) => {
-    const width = Math.max(end - start, minWidth);
-    const parity = i % 2 ? "odd" : "even";
-    const a = svg("rect", { x: start, y: 0, width, height: depthH, class: `win win-${parity}`, "data-index": i });
-    depth.append(a);
-    const b = svg("rect", {
-      x: start, y: depthH + gap + (i % 2) * laneH, width, height: laneH - 2,
-      class: `bar bar-${parity}`, "data-index": i,
-    });
-    if (!capped) {
-      b.setAttribute("tabindex", "0");
-      b.setAttribute("role", "button");
-      b.setAttribute("aria-label", `Chunk ${i + 1}, characters [${start}, ${end}): go to its card`);
-    }
-    lanes.append(b);
-  });
-  root.append(depth, lanes);
-  // One tooltip, moved into the window pointed at: a <title> in each of 2,000
-  // windows' two rects made 4,000 more elements to style at every result. (Not on
-  // focus: a focus listener makes Chromium put the <svg> itself in the tab order;
-  // a focused bar is named by its aria-label.)
-  const tip = svg("title");
-  const showTip = (event) => {
-    const index = event.target.dataset?.index;
-    if (index === undefined) return;
-    const [start, end] = windows[Number(index)];
-    tip.textContent = `Chunk ${Number(index) + 1}: characters [${start}, ${end})`;
-    event.target.append(tip);
-  };
-  root.addEventListener("pointerover", showTip);
-  const axis = el("div", { class: "overview-axis", "aria-hidden": "true" });
-  axis.append(el("span", {}, "0"), el("span", {}, `${fmt.integer(total)} characters`));
-  container.append(root, axis);
-  container.dataset.windows = String(windows.length);
-  container.dataset.chunks = String(chunkCount);
-  container.dataset.unit = unit;
+  return lo;
 }
 
-// ---------------------------------------------------------------- in step with the text view
-
-/**
- * Marks on the strip what the text view shows: `active`, the chunks pointed at
- * there (their bars drawn strong), and `visible`, `[start, end, total]` code points
- * in sight (a frame over that part of the strip). Either may be left out.
- * @param {Element} container
- * @param {{active?: number[], visible?: number[]}} marks
- */
-export function markOverview(container, { active, visible }) {
-  const root = /** @type {SVGSVGElement} */ (container.querySelector("svg.overview-svg"));
-  if (active !== undefined) {
-    for (const node of container.querySelectorAll(".is-active")) node.classList.remove("is-active");
-    for (const index of active) {
-      for (const node of container.querySelectorAll(`[data-index="${index}"]`)) node.classList.add("is-active");
-    }
-    container.dataset.active = active.join(" ");
+export class OverviewStrip {
+  /**
+   * @param {{container: HTMLElement, readout: HTMLElement,
+   *   onPick: (chunk: number, start: number) => void, onResize: () => void}} options
+   *   `readout` says in words what the keyboard's bar stands for; `onPick` is called
+   *   with the picked bar's chunk (-1 for none) and first code point; `onResize` when
+   *   the strip's width changed (and the resizing paused).
+   */
+  constructor({ container, readout, onPick, onResize }) {
+    this.container = container;
+    this.readout = readout;
+    this.onPick = onPick;
+    this.strip = null;
+    this.cursor = -1;
+    this.capped = false;
+    this.known = 0; // the width last seen, in whole pixels
+    let timer = 0;
+    new ResizeObserver(([entry]) => {
+      const width = Math.round(entry.contentRect.width);
+      if (width < 1 || width === this.known) return;
+      const first = this.known === 0;
+      this.known = width;
+      clearTimeout(timer);
+      if (!first) timer = setTimeout(onResize, 150); // once the resizing pauses
+    }).observe(container);
   }
-  if (visible !== undefined && root) {
-    const [start, end, total] = visible;
-    let frame = root.querySelector("rect.viewport");
-    if (!frame) {
-      const height = root.viewBox.baseVal.height;
-      frame = svg("rect", { class: "viewport", "data-testid": "overview-viewport", y: 0, height });
-      root.append(frame);
+
+  /** The strip's width in whole pixels (at least 1): how many bars to ask the engine for. */
+  get width() {
+    return Math.max(1, this.known || Math.round(this.container.clientWidth));
+  }
+
+  /**
+   * Draws the engine's strip. `chunks` is the chunk count, `capped` whether the
+   * cards are withheld (a bar then leads to the text view only).
+   */
+  render(strip, { chunks, unit, capped }) {
+    const container = this.container;
+    this.strip = strip;
+    this.chunks = chunks;
+    this.capped = capped;
+    this.cursor = -1;
+    container.replaceChildren();
+    const hint = container.closest("section")?.querySelector(".overview-hint");
+    if (hint) {
+      hint.textContent = "The whole text, one bar per pixel: each bar is tinted as its chunk is, and its striped part is text that two or more chunks hold." +
+        (capped
+          ? " Click a bar, or Tab to the strip and press Enter, to show that part of your text below (the chunk cards are not shown, over a cap)."
+          : " Click a bar, or Tab to the strip and press Enter, to show that part of your text and go to its chunk's card; ← and → move chunk by chunk.");
     }
-    const width = Math.max(end - start, total / 300);
-    frame.setAttribute("x", String(Math.min(start, Math.max(0, total - width))));
-    frame.setAttribute("width", String(width));
-    container.dataset.visibleStart = String(start);
-    container.dataset.visibleEnd = String(end);
+    if (!strip || strip.columns === 0) {
+      container.append(el("p", { class: "hint overview-empty" }, "No windows: the text is empty."));
+      this.readout.textContent = "";
+      return;
+    }
+    const columns = strip.columns;
+    const id = `overlap-stripes-${(patterns += 1)}`;
+    const root = svg("svg", {
+      viewBox: `0 0 ${columns} ${HEIGHT}`,
+      preserveAspectRatio: "none",
+      class: "overview-svg",
+      tabindex: "0",
+      role: "slider",
+      "aria-label": `The whole text, ${fmt.integer(strip.total_chars)} characters in ${fmt.integer(chunks)} ${chunks === 1 ? "chunk" : "chunks"}: choose a place`,
+      "aria-valuemin": "1",
+      "aria-valuemax": String(columns),
+      "data-testid": "overview-strip",
+    });
+    // The overlap's treatment: its amber with stripes, as in the text view and the cards.
+    const pattern = svg("pattern", { id, class: "overlap-pattern", patternUnits: "userSpaceOnUse", width: 6, height: 6, patternTransform: "rotate(45)" });
+    pattern.append(svg("rect", { class: "overlap-fill", x: 0, y: 0, width: 6, height: 6 }),
+      svg("rect", { class: "overlap-stripe", x: 0, y: 0, width: 2, height: 6 }));
+    const defs = svg("defs");
+    defs.append(pattern);
+    const bars = svg("g", { class: "bars" });
+    let shared = "";
+    for (let c = 0; c < columns; c += 1) {
+      const chunk = strip.chunk[c];
+      const tint = chunk < 0 ? "bar-none" : chunk % 2 ? "bar-b" : "bar-a";
+      bars.append(svg("rect", { class: `bar ${tint}`, "data-testid": "overview-bar", "data-column": c, x: c, y: 0, width: 1, height: HEIGHT }));
+      const held = strip.shared[c];
+      if (held > 0) {
+        const h = (HEIGHT * held) / (strip.to[c] - strip.from[c]);
+        shared += `M${c} ${HEIGHT - h}h1V${HEIGHT}h-1Z`;
+      }
+    }
+    const overlap = svg("path", { class: "shared", "data-testid": "overview-shared", d: shared || "M0 0", fill: `url(#${id})` });
+    this.pointed = svg("rect", { class: "pointed", "data-testid": "overview-pointed", y: 0, height: HEIGHT, x: 0, width: 0, visibility: "hidden" });
+    this.frame = svg("rect", { class: "viewport", "data-testid": "overview-viewport", y: 0, height: HEIGHT, x: 0, width: 0, visibility: "hidden" });
+    this.mark = svg("rect", { class: "cursor", "data-testid": "overview-cursor", y: 0, height: HEIGHT, x: 0, width: 1, visibility: "hidden" });
+    this.tip = svg("title");
+    root.append(this.tip, defs, bars, overlap, this.pointed, this.frame, this.mark);
+    root.addEventListener("keydown", (event) => this.key(event));
+    root.addEventListener("focus", () => this.moveTo(this.cursor < 0 ? this.columnAt(this.visibleStart ?? 0) : this.cursor));
+    root.addEventListener("blur", () => this.mark.setAttribute("visibility", "hidden"));
+    root.addEventListener("pointermove", (event) => this.hover(event));
+    root.addEventListener("click", (event) => {
+      const c = this.columnOfEvent(event);
+      this.moveTo(c);
+      this.pick(c);
+    });
+    this.root = root;
+    const axis = el("div", { class: "overview-axis", "aria-hidden": "true" });
+    axis.append(el("span", {}, "0"), el("span", {}, `${fmt.integer(strip.total_chars)} characters`));
+    container.append(root, axis);
+    container.dataset.columns = String(columns);
+    container.dataset.chunks = String(chunks);
+    container.dataset.unit = unit;
+    this.readout.textContent = "";
+    if (this.visible) this.show(this.visible);
+  }
+
+  /** The bar under a pointer event. */
+  columnOfEvent(event) {
+    const box = this.root.getBoundingClientRect();
+    const at = Math.floor(((event.clientX - box.left) / Math.max(1, box.width)) * this.strip.columns);
+    return Math.min(this.strip.columns - 1, Math.max(0, at));
+  }
+
+  /** The bar standing for code point `cp`. */
+  columnAt(cp) {
+    return columnOf(this.strip.from, cp);
+  }
+
+  /** What bar `c` stands for, in words. */
+  describe(c) {
+    const s = this.strip;
+    const range = `characters [${fmt.integer(s.from[c])}, ${fmt.integer(s.to[c])})`;
+    const chunk = s.chunk[c];
+    if (chunk < 0) return `No chunk holds ${range}.`;
+    const many = s.count[c] > 1 ? ` (chunks ${fmt.integer(s.first[c] + 1)}–${fmt.integer(s.first[c] + s.count[c])} touch it)` : "";
+    const go = this.capped ? "Enter shows it below." : "Enter shows it below and goes to its card.";
+    return `Chunk ${fmt.integer(chunk + 1)} of ${fmt.integer(this.chunks)} · ${range}${many}. ${go}`;
+  }
+
+  hover(event) {
+    if (!this.strip) return;
+    this.tip.textContent = this.describe(this.columnOfEvent(event));
+  }
+
+  /** The keyboard's bar moves to `c` (said in words, and outlined). */
+  moveTo(c) {
+    if (!this.strip) return;
+    this.cursor = Math.min(this.strip.columns - 1, Math.max(0, c));
+    const text = this.describe(this.cursor);
+    this.root.setAttribute("aria-valuenow", String(this.cursor + 1));
+    this.root.setAttribute("aria-valuetext", text);
+    this.readout.textContent = text;
+    this.mark.setAttribute("x", String(this.cursor));
+    this.mark.setAttribute("visibility", document.activeElement === this.root ? "visible" : "hidden");
+    this.container.dataset.cursor = String(this.cursor);
+  }
+
+  /** The next bar, in `direction`, that leads to another chunk (or the strip's end). */
+  step(direction) {
+    const chunk = this.strip.chunk;
+    const here = chunk[this.cursor];
+    let c = this.cursor;
+    while (c + direction >= 0 && c + direction < chunk.length && chunk[c + direction] === here) c += direction;
+    c += direction;
+    if (c < 0 || c >= chunk.length) return this.cursor;
+    // Going left, land on that chunk's first bar, as going right does.
+    while (direction < 0 && c > 0 && chunk[c - 1] === chunk[c]) c -= 1;
+    return c;
+  }
+
+  key(event) {
+    if (!this.strip) return;
+    const columns = this.strip.columns;
+    const tenth = Math.max(1, Math.round(columns / 10));
+    const moves = {
+      ArrowRight: () => this.step(1),
+      ArrowDown: () => this.step(1),
+      ArrowLeft: () => this.step(-1),
+      ArrowUp: () => this.step(-1),
+      Home: () => 0,
+      End: () => columns - 1,
+      PageDown: () => this.cursor + tenth,
+      PageUp: () => this.cursor - tenth,
+    };
+    if (event.key in moves) {
+      event.preventDefault();
+      this.moveTo(moves[event.key]());
+    } else if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      this.pick(this.cursor);
+    }
+  }
+
+  pick(c) {
+    if (c < 0) return;
+    this.onPick(this.strip.chunk[c], this.strip.from[c]);
+  }
+
+  /** Outlines the chunks pointed at in the text view: code points [start, end), or none. */
+  point(span) {
+    if (!this.strip || !this.pointed) return;
+    if (!span) {
+      this.pointed.setAttribute("visibility", "hidden");
+      delete this.container.dataset.pointed;
+      return;
+    }
+    const [start, end] = span;
+    const a = this.columnAt(start);
+    const b = this.columnAt(Math.max(start, end - 1));
+    this.pointed.setAttribute("x", String(a));
+    this.pointed.setAttribute("width", String(b - a + 1));
+    this.pointed.setAttribute("visibility", "visible");
+    this.container.dataset.pointed = `${a} ${b}`;
+  }
+
+  /** A dashed frame over the part in sight in the text view: `[start, end, total]`. */
+  show(visible) {
+    this.visible = visible;
+    const [start, end] = visible;
+    this.visibleStart = start;
+    this.container.dataset.visibleStart = String(start);
+    this.container.dataset.visibleEnd = String(end);
+    if (!this.strip || !this.frame) return;
+    const a = this.columnAt(start);
+    const b = this.columnAt(Math.max(start, end - 1));
+    this.frame.setAttribute("x", String(a));
+    this.frame.setAttribute("width", String(Math.max(1, b - a + 1)));
+    this.frame.setAttribute("visibility", "visible");
   }
 }

@@ -5,7 +5,8 @@
 // and highlights them whole; a click or Enter goes to the chunk's card.
 //
 // The text is drawn in pages (the engine says where each begins; each starts
-// after a line break when one is near). A text of fewer code points than
+// after a line break when one is near; a whole text's pages are the engine's
+// blocks of whole segments). A text of fewer code points than
 // FACTS.text_view.whole is drawn whole, every segment in the page, the pages
 // built a few per task so the page stays responsive. A longer one keeps only the
 // pages near what is seen: the others are empty blocks of their measured (or
@@ -25,8 +26,9 @@ import * as fmt from "./format.js";
 import { utf16Indexer } from "./text-offsets.js";
 
 const WHOLE = FACTS.text_view.whole;
-const PAGE = FACTS.text_view.page;
 const HIGHLIGHT = "chunk-active";
+const MATCHES = "find-match"; // the find box's matches
+const CURRENT = "find-current"; // the one gone to
 const SLICE_MS = 8; // building time per frame for the pages of a whole text
 const NEAR = 1; // viewport heights above and below whose pages are kept filled
 const KEEP = 4; // pages kept beyond those before they are emptied
@@ -81,39 +83,18 @@ function floorIndex(sorted, value) {
   return lo - 1;
 }
 
-/**
- * A whole text's blocks: where each begins (a segment's start), then the text's
- * end. A block holds whole segments, at least a page of code points, and ends
- * after a line break when one comes within three pages (the next block then starts
- * a line, as the text does), else after whitespace (a line only ends early), else
- * at four pages. Separate blocks keep each layout small and let the browser skip
- * the ones out of sight.
- */
-function blocks(view, bounds) {
-  const edges = [0];
-  const last = bounds.length - 1;
-  for (let s = 1; s < last; s += 1) {
-    const length = bounds[s] - edges[edges.length - 1];
-    if (length < PAGE) continue;
-    const before = view.text[view.at(bounds[s]) - 1];
-    if (before === "\n" || (length >= 3 * PAGE && /\s/.test(before)) || length >= 4 * PAGE) {
-      edges.push(bounds[s]);
-    }
-  }
-  edges.push(view.total);
-  return edges;
-}
-
 export class TextView {
   /**
    * @param {{root: HTMLElement, caption: HTMLElement, note: HTMLElement,
    *   fetch: (base: object, page: number, pages: number | undefined) => Promise<object | null>,
-   *   onGo: (index: number) => void, onActive: (indices: number[]) => void,
+   *   onGo: (index: number) => void,
+   *   onActive: (indices: number[], span: number[] | null) => void,
    *   onVisible: (start: number, end: number, total: number) => void}} options
    *   `fetch` asks the engine's segments op for `pages` pages from `page` (all when
    *   undefined) and resolves to its result, or null (superseded or refused);
    *   `onGo` goes to a chunk's card; `onActive` and `onVisible` keep the overview
-   *   strip in step (the chunks pointed at; the code points in sight).
+   *   strip in step (the chunks pointed at and the code points they span, when
+   *   known; the code points in sight).
    */
   constructor({ root, caption, note, fetch, onGo, onActive, onVisible }) {
     this.root = root;
@@ -191,7 +172,7 @@ export class TextView {
       total: answer.total_chars, chunks: answer.chunks, unit: request.unit,
       edges: answer.page_starts, windows: new Map(),
     };
-    if (whole) view.edges = blocks(view, answer.segments.bounds);
+    if (whole) view.edges = answer.blocks; // the engine's blocks of whole segments
     this.addWindows(view, answer.windows);
     // The blocks drawn stay when they are the same pages; in the paged view, also after
     // an edit that kept the number of pages (a keystroke): only the pages in sight are
@@ -253,6 +234,7 @@ export class TextView {
       } while (i < pages.length && performance.now() - began < SLICE_MS / 2);
     }
     this.ensureTabStop();
+    if (this.matches) this.applyMatches();
     return true;
   }
 
@@ -535,7 +517,7 @@ export class TextView {
     const indices = seg ? chunksOf(seg) : [];
     this.caption.textContent = seg ? this.name(seg, indices) : "";
     this.highlight(indices);
-    this.onActive(indices);
+    this.onActive(indices, this.spanOf(indices));
   }
 
   /** "chunk 3 · words 6–10 · characters [45, 105)", for each chunk holding the part. */
@@ -556,6 +538,66 @@ export class TextView {
     const both = indices.length > 1 ? `Held by ${fmt.integer(indices.length)} chunks: ` : "";
     const go = this.canGo ? ` Click or press Enter for chunk ${fmt.integer(indices[0] + 1)}'s card.` : "";
     return `${both}${named.join("; ")}${more}.${go}`;
+  }
+
+  /** The code points chunks `indices` span, [first's start, last's end), when known. */
+  spanOf(indices) {
+    const a = indices.length ? this.view?.windows.get(indices[0]) : null;
+    const b = indices.length ? this.view?.windows.get(indices[indices.length - 1]) : null;
+    return a && b ? [a[2], b[3]] : null;
+  }
+
+  // ------------------------------------------------------------ find
+
+  /** The find box's answer (the engine's `find`), or null: its matches highlighted. */
+  showMatches(found) {
+    this.matches = found;
+    this.current = null;
+    this.root.dataset.matches = found ? String(found.count) : "";
+    delete this.root.dataset.findCurrent;
+    if (typeof CSS !== "undefined" && CSS.highlights) CSS.highlights.delete(CURRENT);
+    this.applyMatches();
+  }
+
+  /** The match [a, b) gone to: in sight, and marked apart from the others. */
+  async currentMatch(a, b) {
+    this.current = [a, b];
+    this.root.dataset.findCurrent = `${a} ${b}`;
+    await this.scrollToOffset(a);
+    this.applyMatches();
+  }
+
+  /** A range over code points [a, b) of the drawn text, or null where it is not drawn. */
+  rangeOf(a, b) {
+    const view = this.view;
+    const page = (cp) => this.pages[Math.max(0, floorIndex(view.edges, cp))];
+    if (page(a)?.dataset.filled !== "true" || page(Math.max(a, b - 1))?.dataset.filled !== "true") return null;
+    const start = this.domPoint(a, false);
+    const end = this.domPoint(b, true);
+    if (!start || !end) return null;
+    const range = document.createRange();
+    range.setStart(start.node, start.offset);
+    range.setEnd(end.node, end.offset);
+    return range;
+  }
+
+  /** Highlights the matches in the pages drawn (again after more are drawn). */
+  applyMatches() {
+    if (typeof CSS === "undefined" || !CSS.highlights) return;
+    const found = this.matches;
+    if (!found || !this.view || found.starts.length === 0) {
+      CSS.highlights.delete(MATCHES);
+      return;
+    }
+    const ranges = [];
+    for (let i = 0; i < found.starts.length; i += 1) {
+      const range = this.rangeOf(found.starts[i], found.ends[i]);
+      if (range) ranges.push(range);
+    }
+    CSS.highlights.set(MATCHES, new Highlight(...ranges));
+    const current = this.current ? this.rangeOf(this.current[0], this.current[1]) : null;
+    if (current) CSS.highlights.set(CURRENT, new Highlight(current));
+    else CSS.highlights.delete(CURRENT);
   }
 
   /** Highlights the chunks' whole span (as far as it is drawn). */

@@ -102,11 +102,26 @@ def test_the_text_view_tiles_the_text_and_each_part_names_the_chunks_that_hold_i
     )
     assert highlighted == [text[0 : second["char_end"]]]
     overview = app.get_by_test_id("overview")
-    expect(overview.locator("rect.bar.is-active")).to_have_count(2)
-    expect(overview.locator('rect.bar[data-index="1"]')).to_have_class("bar bar-odd is-active")
+    # On the strip, the bars from chunk 1's start to chunk 2's end are outlined.
+    strip = native(
+        "strip",
+        text=text,
+        unit="word",
+        size=4,
+        overlap=2,
+        columns=int(overview.get_attribute("data-columns") or "0"),
+    )
+    first_bar = max(c for c, a in enumerate(strip["from"]) if a <= 0)
+    last_bar = max(c for c, a in enumerate(strip["from"]) if a <= second["char_end"] - 1)
+    expect(overview).to_have_attribute("data-pointed", f"{first_bar} {last_bar}")
+    expect(overview.get_by_test_id("overview-pointed")).to_be_visible()
 
-    # By keyboard: Tab from the strip's last bar into the text, arrows part by part.
-    overview.locator(f'rect.bar[data-index="{len(chunks) - 1}"]').focus()
+    # By keyboard: Tab from the strip (one Tab stop) past "go to chunk" and find into the
+    # text, arrows part by part.
+    overview.get_by_test_id("overview-strip").focus()
+    for control in ("goto-chunk", "find-input"):
+        app.keyboard.press("Tab")
+        expect(app.get_by_test_id(control)).to_be_focused()
     app.keyboard.press("Tab")
     segment = app.locator('[data-testid="segment"]').first
     expect(segment).to_be_focused()

@@ -292,54 +292,43 @@ def test_token_mode_shows_token_boundaries_on_request(app: Any) -> None:
 # ---- overview -----------------------------------------------------------------------
 
 
-def test_overview_draws_every_window_and_a_click_scrolls_to_its_card(app: Any) -> None:
+def test_overview_draws_the_engines_bars_over_the_whole_text_and_a_click_goes_to_the_card(
+    app: Any,
+) -> None:
     text = " ".join(f"word{i}" for i in range(600))
     configure(app, text=text, unit="word", size="20", overlap="5")
-    expected = native("chunk", text=text, unit="word", size=20, overlap=5)
-    n = expected["summary"]["chunks"]
+    n = native("chunk", text=text, unit="word", size=20, overlap=5)["summary"]["chunks"]
     overview = app.get_by_test_id("overview")
-    expect(overview.locator("rect.bar")).to_have_count(n, timeout=20_000)
-    expect(overview.locator("rect.win")).to_have_count(n)
-    first = overview.locator('rect.bar[data-index="0"]')
-    assert first.get_attribute("x") == "0"
-    assert first.get_attribute("width") == str(expected["overview"]["windows"][0][1])
-    # Overlapping windows are drawn translucent on one track: overlaps look darker.
-    opacity = overview.locator("rect.win").first.evaluate("el => getComputedStyle(el).fillOpacity")
-    assert 0 < float(opacity) < 1
+    expect(overview).to_have_attribute("data-chunks", str(n), timeout=20_000)
+    columns = int(overview.get_attribute("data-columns") or "0")
+    strip = native("strip", text=text, unit="word", size=20, overlap=5, columns=columns)
+    bars = overview.get_by_test_id("overview-bar")
+    expect(bars).to_have_count(columns)
+    # Every bar stands for its code points, the first from 0, the last to the end.
+    assert bars.first.get_attribute("data-column") == "0"
+    assert strip["from"][0] == 0 and strip["to"][-1] == len(text)
+    # The overlap's share of each bar, from the bottom up: one path, only where there is some.
+    path = overview.get_by_test_id("overview-shared").get_attribute("d") or ""
+    assert path.count("M") == sum(1 for shared in strip["shared"] if shared)
 
-    # Pointing at a window shows its tooltip (one <title>, moved to the window pointed at).
-    second = overview.locator('rect.bar[data-index="1"]')
-    second.hover()
-    start, end = expected["overview"]["windows"][1]
-    expect(second.locator("title")).to_have_text(f"Chunk 2: characters [{start}, {end})")
-    expect(overview.locator("title")).to_have_count(1)
-
+    # Pointing at a bar names its chunk (one <title>, for the bar under the pointer).
     last = n - 1
-    overview.locator(f'rect.bar[data-index="{last}"]').click()
+    target = strip["chunk"].index(last)
+    box = overview.get_by_test_id("overview-strip").bounding_box()
+    assert box is not None
+    overview.get_by_test_id("overview-strip").hover(position={"x": target + 1.5, "y": 10})
+    expect(overview.locator("title")).to_have_count(1)
+    expect(overview.locator("title")).to_contain_text(f"Chunk {n} of {n}")
+    overview.get_by_test_id("overview-strip").click(position={"x": target + 1.5, "y": 10})
     card = app.locator(f"#chunk-{last}")
     expect(card).to_be_focused()
     expect(card).to_be_in_viewport()
     expect(card.get_by_test_id("chunk-units")).to_have_text(f"words [{last * 15:,}, 600)")
-
-    # By keyboard: Tab from the control before the strip reaches the first bar, a
-    # button named for its chunk; Enter (or Space) goes to the card as a click does.
-    assert overview.locator("svg").get_attribute("role") == "group"
-    # (The control before the strip: the summary's "How each figure is derived".)
-    app.get_by_test_id("derivation").locator("summary").focus()
-    app.keyboard.press("Tab")
-    bar = overview.locator('rect.bar[data-index="0"]')
-    expect(bar).to_be_focused()
-    assert bar.get_attribute("role") == "button"
-    expect(bar).to_have_attribute("aria-label", re.compile(r"^Chunk 1, characters \[0, \d+\)"))
-    app.keyboard.press("Tab")
-    expect(overview.locator('rect.bar[data-index="1"]')).to_be_focused()
-    app.keyboard.press("Enter")
-    expect(app.locator("#chunk-1")).to_be_focused()
-    expect(app.locator("#chunk-1")).to_be_in_viewport()
-    overview.locator(f'rect.bar[data-index="{last}"]').focus()
+    # Space picks the keyboard's bar, as Enter does.
+    overview.get_by_test_id("overview-strip").focus()
+    app.keyboard.press("Home")
     app.keyboard.press(" ")
-    expect(card).to_be_focused()
-    expect(card).to_be_in_viewport()
+    expect(app.locator("#chunk-0")).to_be_focused()
 
 
 # ---- caps and errors ----------------------------------------------------------------
@@ -458,10 +447,16 @@ def test_over_256_chunks_the_summary_stays_and_a_cap_notice_replaces_cards(app: 
     expect(notice).not_to_contain_text("overlap 0")  # the overlap is 0 already
     expect(app.get_by_test_id("chunk")).to_have_count(0)
     expect(app.get_by_test_id("download-json")).to_be_hidden()
-    # The overview still draws every window, but its bars lead nowhere and say so.
+    # The strip still covers the whole text, but its bars lead to the text view only, and say so.
     overview_panel = app.locator("#overview-panel")
-    expect(overview_panel).to_contain_text("The chunk cards are not shown")
-    expect(overview_panel.locator('rect.bar[tabindex="0"]')).to_have_count(0)
+    expect(overview_panel).to_contain_text("the chunk cards are not shown")
+    strip = overview_panel.get_by_test_id("overview-strip")
+    strip.focus()
+    app.keyboard.press("End")  # the text's last space, which no chunk holds
+    expect(app.get_by_test_id("overview-readout")).to_contain_text("No chunk holds characters")
+    app.keyboard.press("ArrowLeft")
+    expect(app.get_by_test_id("overview-readout")).to_contain_text("Chunk 300 of 300")
+    expect(app.get_by_test_id("overview-readout")).to_contain_text("Enter shows it below.")
     # With overlap, the notice says whether overlap 0 alone would do (the engine's figures).
     configure(app, size="2", overlap="1")
     assert native("chunk", text=text, size=2, overlap=1)["capped"]["remedies"] == {

@@ -55,7 +55,14 @@ def test_chunk_answers_the_view_with_derivations_previews_counts_and_overview() 
     second = result["chunks"][1]
     assert (second["preview_repeated"], second["preview_fresh"]) == ("four", "five six seven")
     assert result["counts"] == {"bytes": 48, "chars": 48, "words": 10, "tokens": None}
-    assert result["overview"] == {"total_chars": 48, "windows": [[0, 18], [14, 33], [28, 48]]}
+    # The strip: the default 1,000 bars over 48 code points, each on the chunk at its middle.
+    strip = result["overview"]
+    assert (strip["total_chars"], strip["columns"], len(strip["chunk"])) == (48, 1_000, 1_000)
+    spans = [(0, 18), (14, 33), (28, 48)]
+    for a, chunk in zip(strip["from"], strip["chunk"], strict=True):
+        assert chunk == max(k for k, (s, e) in enumerate(spans) if s <= a < e)
+    # "four" [14, 18) and "seven" [28, 33) are held twice: 9 code points, each on its bars.
+    assert sum(strip["shared"]) == sum(1 for a in strip["from"] if 14 <= a < 18 or 28 <= a < 33)
 
 
 def test_token_view_marks_where_each_token_starts() -> None:
@@ -78,9 +85,9 @@ WORD_DROPS = ("text", "preview", "repeated_prefix", "fresh_text")
 @pytest.mark.parametrize(
     ("unit", "drops", "extra"),
     [
-        ("word", WORD_DROPS, ["preview_repeated", "preview_fresh", "cut_marks"]),
-        ("char", ("text", "preview"), ["cut_marks"]),
-        ("token", ("text", "preview"), ["token_breaks", "over_limit", "cut_marks"]),
+        ("word", WORD_DROPS, ["preview_repeated", "preview_fresh", "carried", "cut_marks"]),
+        ("char", ("text", "preview"), ["carried", "cut_marks"]),
+        ("token", ("text", "preview"), ["token_breaks", "over_limit", "carried", "cut_marks"]),
     ],
 )
 def test_view_chunks_are_the_export_chunks_without_their_text_twice(
@@ -296,7 +303,9 @@ def test_over_the_chunk_cap_the_summary_stays_and_the_chunks_go() -> None:
     }
     assert result["chunks"] == []
     assert result["summary"]["chunks"] == 300
-    assert len(result["overview"]["windows"]) == 300
+    strip = result["overview"]  # the strip still covers every chunk, by its bars' ranges
+    reached = [f + n for f, n in zip(strip["first"], strip["count"], strict=True) if n]
+    assert strip["first"][0] == 0 and max(reached) == 300
 
 
 def test_over_the_processed_unit_cap_the_summary_stays_and_the_chunks_go() -> None:
@@ -312,10 +321,13 @@ def test_over_the_processed_unit_cap_the_summary_stays_and_the_chunks_go() -> No
     assert result["chunks"] == []
 
 
-def test_the_overview_stops_at_two_thousand_windows() -> None:
-    result = call(op="chunk", text="x" * 5000, unit="char", size=1, overlap=0)["result"]
-    assert len(result["overview"]["windows"]) == 2000
-    assert result["overview"]["total_chars"] == 5000
+def test_the_strip_covers_every_window_in_as_many_bars_as_asked() -> None:
+    result = call(op="chunk", text="x" * 5000, unit="char", size=1, overlap=0, columns=640)
+    strip = result["result"]["overview"]
+    assert (strip["total_chars"], strip["columns"]) == (5000, 640)
+    # The last bar: code points [4992, 5000), chunks 4992 .. 4999 (past the first 2,000).
+    assert (strip["from"][-1], strip["to"][-1]) == (4992, 5000)
+    assert (strip["first"][-1], strip["count"][-1], strip["chunk"][-1]) == (4992, 8, 4995)
 
 
 def test_empty_text_gives_zero_chunks_and_null_ratios() -> None:

@@ -12,8 +12,12 @@ from typing import Any
 
 import pytest
 
+from pyapp.core.chunkings import chunking_of
 from pyapp.core.fingerprint import text_facts
+from pyapp.facts import STRIP_COLUMNS_DEFAULT
+from pyapp.web import api as _api
 from pyapp.web.api import handle
+from pyapp.web.segments import blocks
 
 ANSWERS = Path(__file__).parent / "golden" / "fixed" / "main_answers.json"
 GOLDEN: dict[str, dict[str, Any]] = json.loads(ANSWERS.read_text("utf-8"))
@@ -113,6 +117,14 @@ def unchanged(request: dict[str, Any], answer: str) -> str:
         if op == "chunk":  # the view names the splitter and what the boundaries got
             for name in ADDED:
                 result.pop(name)
+            result["overview"] = _old_overview(request, result["overview"])
+        if op in ("chunk", "cards"):  # each card names the tail the next one repeats
+            for card in result["chunks"]:
+                _check_carried(request, card)
+        if op == "segments" and "blocks" in result:  # added: a whole text's blocks
+            assert result.pop("blocks") == blocks(
+                request["text"].removeprefix("\ufeff"), result["segments"]["bounds"]
+            )
         if op == "segments":  # a fixed window's boundaries all get what was asked
             assert result.pop("short_boundaries") == {"at": [], "overlap": []}
             if request.get("model"):  # added: the chosen model's dropped tails (none here)
@@ -120,6 +132,29 @@ def unchanged(request: dict[str, Any], answer: str) -> str:
                 assert dropped["at"] == dropped["end"] == dropped["chunk"] == [], dropped
         body = _fewer_export_bytes(body, _text_bytes(request))
     return json.dumps(body, ensure_ascii=False)
+
+
+def _old_overview(request: dict[str, Any], strip: dict[str, Any]) -> dict[str, Any]:
+    """The strip as it was (the first 2,000 windows' spans), from the bars it is now: the
+    windows are the ones the bars were drawn from, and the bars tile the text."""
+    chunking = chunking_of(request["text"].removeprefix("\ufeff"), _api._params(request))
+    windows = [list(span) for span in chunking.spans()[:2_000]]
+    assert strip["from"][0] == 0 and strip["to"][-1] == strip["total_chars"]
+    assert all(a < b for a, b in zip(strip["from"], strip["to"], strict=True))
+    assert strip["columns"] == len(strip["from"]) == STRIP_COLUMNS_DEFAULT
+    return {"total_chars": strip["total_chars"], "windows": windows}
+
+
+def _check_carried(request: dict[str, Any], card: dict[str, Any]) -> None:
+    """Takes out the card's ``carried`` (added since), having checked it in the exact
+    units: the shown text's tail that starts where the next chunk does."""
+    carried = card.pop("carried")
+    if request.get("unit", "word") == "word" or not carried:
+        return
+    chunking = chunking_of(request["text"].removeprefix("\ufeff"), _api._params(request))
+    k = card["index"]
+    assert carried == [[chunking.char_starts[k + 1] - card["char_start"],
+                        card["char_end"] - card["char_start"]]]  # fmt: skip
 
 
 @pytest.mark.parametrize("key", sorted(GOLDEN))

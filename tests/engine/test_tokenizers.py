@@ -235,6 +235,30 @@ def test_long_pieces_are_merged_in_blocks_and_no_piece_by_a_quadratic_loop(
     assert sum(merged) < 100_000 // 4, sum(merged)
 
 
+@pytest.mark.parametrize("held", [0, 3, 40])
+@pytest.mark.parametrize("name", ["o200k_base", "qwen2"])
+def test_a_full_piece_memo_changes_no_id(
+    name: str, held: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The encoder looks every piece up in one table: its memo when every new piece
+    fits in it, else a table of the text's own. With the memo bounded to a few
+    pieces (full before the text, full during it, or roomy), and a piece over the
+    length the memo keeps, each of three texts (the later ones share pieces with the
+    earlier) gets the native ids."""
+    monkeypatch.setattr(_bpe, "_MEMO_MAX", held)
+    monkeypatch.setattr(_bpe, "_MEMO_PIECE_MAX", 12)
+    encode = tokenizers._build_pure(name, load_ranks(name))  # a fresh encoder: empty memo
+    native = tokenizers._build_tiktoken(name, load_ranks(name))
+    texts = [
+        CORPUS["prose"] + CORPUS["cjk"],
+        CORPUS["cjk"] + " supercalifragilisticexpialidocious " + CORPUS["accents_and_case"],
+        CORPUS["prose"] * 3 + CORPUS["mixed_case"],
+    ]
+    for text in texts:
+        assert encode(text) == native(text)
+    assert len(encode.__self__._memo) <= held  # type: ignore[attr-defined]
+
+
 def test_a_million_spaces_costs_a_few_merges_of_a_block(monkeypatch: pytest.MonkeyPatch) -> None:
     """The page's worst case was a megabyte of spaces (one piece: 41-45 s in token
     mode). Spied, not timed: every block is the same bytes, merged once."""

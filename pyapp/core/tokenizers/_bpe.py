@@ -36,6 +36,15 @@ piece up in a memo, and merges the pieces it has not seen:
   every window is remembered too, so a repetitive piece costs a few merges however
   long it is, and any piece ``O(n log n)``.
 
+* **pieces with a character outside ASCII** are first cut where no token of the
+  vocabulary can cross from one character to the next (:class:`Junctions`). No
+  part of the merge ever spans such a place, so it is a token boundary of
+  ``P(piece)`` and, by 1., each side merges alone. The sides (mostly the words of a
+  CJK run, which the pre-tokenizers keep as one piece) repeat far more than whole
+  pieces do, and are remembered in a memo of their own: a side gets ``P``, never
+  the shortcut tiktoken gives a whole piece that is a token (it takes that token
+  even where the merge would not reach it).
+
 >>> ranks = {b"a": 0, b"b": 1, b"ab": 2, b"aa": 3, b"aab": 4}
 >>> heap_merge(b"aab", ranks)
 [4]
@@ -48,15 +57,25 @@ True
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
-from itertools import chain, compress, islice, repeat
-from operator import is_, sub
+from bisect import bisect_left
+from collections.abc import Callable, Iterator
+from itertools import accumulate, chain, compress, islice, repeat
+from operator import is_not, not_, or_, sub
 from typing import TYPE_CHECKING, Final, cast
 
 if TYPE_CHECKING:
     from ._pretokenize import Pretokenizer
 
-__all__ = ["BLOCK", "LONG_PIECE", "Merger", "PureEncoder", "block_merge", "heap_merge"]
+__all__ = [
+    "BLOCK",
+    "LONG_PIECE",
+    "Junctions",
+    "Merger",
+    "PureEncoder",
+    "block_merge",
+    "heap_merge",
+    "junctions",
+]
 
 #: Pieces at least this many bytes long are merged in blocks (:func:`block_merge`).
 LONG_PIECE: Final = 512
@@ -230,9 +249,135 @@ def block_merge(piece: bytes, ranks: dict[bytes, int], *, block: int = BLOCK) ->
     return Merger(ranks, block=block).long_ids(piece)
 
 
+def _one(rank: int) -> list[int]:
+    return [rank]
+
+
 def _ids(data: bytes, bounds: Bounds, ranks: dict[bytes, int]) -> list[int]:
     """The ids of the tokens ``data[bounds[k]:bounds[k + 1]]`` (in C loops)."""
     return list(map(ranks.__getitem__, map(data.__getitem__, map(slice, bounds, bounds[1:]))))
+
+
+class _ByteOf(dict[int, int]):
+    """``str.translate`` table: each code point to the code of one of its UTF-8
+    bytes (the first, or the last), found when first met."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__()
+        self._index = index
+
+    def __missing__(self, code: int) -> int:
+        got = self[code] = chr(code).encode("utf-8", "surrogatepass")[self._index]
+        return got
+
+
+#: The bytes a UTF-8 character continues with.
+_CONTINUATION: Final = bytes(range(0x80, 0xC0))
+
+
+class Junctions:
+    """Where no token of one vocabulary can cross from one character to the next.
+
+    A token that crosses the junction of the characters ``a`` and ``b`` (the text is
+    valid UTF-8) holds both whole, side by side; or ``a`` whole and then the start
+    of ``b`` (it ends before ``b``'s last byte); or the end of ``a`` (it begins with
+    continuation bytes) and then ``b`` whole, or the start of ``b``. From every
+    token that can lie in valid UTF-8 this keeps, respectively: each pair of whole
+    characters side by side (:attr:`pairs`; every ASCII pair is added, so ASCII text
+    is never cut); the last whole character and the first byte after it
+    (:attr:`whole_then_byte`); the last leading byte and the first whole character
+    (:attr:`byte_then_whole`); the last leading byte when no whole character
+    follows (:attr:`byte_then_part`). A junction that none of these can name is a
+    place no token spans.
+
+    >>> ranks = {b"a": 0, b"b": 1, "中".encode(): 2, "文".encode(): 3, "中文".encode(): 4}
+    >>> Junctions(ranks).sides(["中文中ab中", "文"])
+    (['中文', '中', 'ab', '中', '文'], [0, 4, 5])
+    """
+
+    def __init__(self, ranks: dict[bytes, int]) -> None:
+        ascii_chars = [chr(code) for code in range(128)]
+        pairs = {(a, b) for a in ascii_chars for b in ascii_chars}
+        whole_then_byte: set[tuple[str, str]] = set()
+        byte_then_whole: set[tuple[str, str]] = set()
+        byte_then_part: set[str] = set()
+        for token in ranks:
+            if token.isascii():
+                continue
+            lead = len(token) - len(token.lstrip(_CONTINUATION))
+            if lead > 3:
+                continue  # no valid UTF-8 holds it
+            rest = token[lead:]
+            try:
+                whole, tail = rest.decode("utf-8"), b""
+            except UnicodeDecodeError as error:
+                if error.reason != "unexpected end of data":
+                    continue  # no valid UTF-8 holds it
+                tail = rest[error.start :]
+                try:
+                    whole = rest[: error.start].decode("utf-8")
+                except UnicodeDecodeError:
+                    continue
+            if whole:
+                pairs.update(zip(whole, whole[1:], strict=False))
+                if lead:
+                    byte_then_whole.add((chr(token[lead - 1]), whole[0]))
+                if tail:
+                    whole_then_byte.add((whole[-1], chr(tail[0])))
+            elif lead and tail:
+                byte_then_part.add(chr(token[lead - 1]))
+        self.pairs = pairs
+        self.whole_then_byte = whole_then_byte
+        self.byte_then_whole = byte_then_whole
+        self.byte_then_part = byte_then_part
+        self._first = _ByteOf(0)
+        self._last = _ByteOf(-1)
+
+    def sides(self, pieces: list[str]) -> tuple[list[str], list[int]]:
+        """The pieces cut at every junction no token spans: the sides of all of
+        them, in order, and where each piece's sides begin (and, last, how many
+        sides there are). In C loops over the pieces joined."""
+        text = "".join(pieces)
+        if not text:
+            return [], [0] * (len(pieces) + 1)
+        rest = text[1:]
+        first = text.translate(self._first)[1:]  # of the character after each junction
+        last = text.translate(self._last)  # of the character before it
+        held = map(
+            or_,
+            map(
+                or_,
+                map(self.pairs.__contains__, zip(text, rest, strict=False)),
+                map(self.whole_then_byte.__contains__, zip(text, first, strict=False)),
+            ),
+            map(
+                or_,
+                map(self.byte_then_whole.__contains__, zip(last, rest, strict=False)),
+                map(self.byte_then_part.__contains__, last),
+            ),
+        )
+        cut = list(map(not_, held))  # cut[k]: before text[k + 1]
+        ends = list(accumulate(map(len, pieces)))
+        for end in ends[:-1]:
+            cut[end - 1] = True  # every piece ends a side
+        edges = [0, *compress(range(1, len(text)), cut), len(text)]
+        sides = list(map(text.__getitem__, map(slice, edges, edges[1:])))
+        begins = [0, *map(bisect_left, repeat(edges), ends)]
+        begins[-1] = len(sides)
+        return sides, begins
+
+
+#: Each vocabulary's junctions, by the identity of its ranks (held, so it stays theirs).
+_JUNCTIONS: dict[int, tuple[dict[bytes, int], Junctions]] = {}
+
+
+def junctions(ranks: dict[bytes, int]) -> Junctions:
+    """The :class:`Junctions` of ``ranks``, built on first use (a pass over the
+    vocabulary's tokens outside ASCII) and kept while the vocabulary is."""
+    held = _JUNCTIONS.get(id(ranks))
+    if held is None or held[0] is not ranks:
+        held = _JUNCTIONS[id(ranks)] = (ranks, Junctions(ranks))
+    return held[1]
 
 
 class PureEncoder:
@@ -246,31 +391,77 @@ class PureEncoder:
         self._ranks = ranks
         self._pretokenizer = pretokenizer
         self._memo: dict[str, list[int]] = {}
+        #: The merge of each side (:class:`Junctions`) of a piece, by its text.
+        self._sides: dict[str, list[int]] = {}
         self._merger = Merger(ranks)
 
     def _piece_ids(self, piece: str) -> list[int]:
-        data = piece.encode("utf-8")
-        ranks = self._ranks
-        rank = ranks.get(data)
-        if rank is not None:
-            return [rank]
+        """A piece's ids, as tiktoken gives them: the piece's own token if it is
+        one (even one the merge would not reach), else the merge."""
+        rank = self._ranks.get(piece.encode("utf-8"))
+        return [rank] if rank is not None else self._merge(piece)
+
+    def _merge(self, text: str) -> list[int]:
+        """``P(text)``: the merge of its bytes."""
+        data = text.encode("utf-8")
         if len(data) >= LONG_PIECE:
             return self._merger.long_ids(data)
-        return _ids(data, heap_bounds(data, ranks.get), ranks)
+        return _ids(data, heap_bounds(data, self._ranks.get), self._ranks)
+
+    def _fresh(self, missing: set[str]) -> dict[str, list[int]]:
+        """The ids of pieces the memo does not hold: a piece that is one token in C
+        loops, an ASCII or a long one merged whole, the others from their sides
+        (:class:`Junctions`), each side merged once (and remembered)."""
+        listed, fresh = self._ids_of(missing)
+        # ASCII, and pieces long enough for the block merge (a megabyte of one emoji).
+        plain = [piece.isascii() or len(piece) >= LONG_PIECE for piece in listed]
+        for piece in compress(listed, plain):
+            fresh[piece] = self._piece_ids(piece)
+        others = list(compress(listed, map(not_, plain)))
+        if not others:
+            return fresh
+        sides, begins = junctions(self._ranks).sides(others)
+        # A side is no piece: it gets the merge, never the piece's shortcut (a side
+        # that is a token the merge does not reach, as llama3's "ーション", is several).
+        memo = self._sides
+        known = set(sides)
+        table = {side: self._merge(side) for side in known.difference(memo)}
+        new_sides = [(side, ids) for side, ids in table.items() if len(side) <= _MEMO_PIECE_MAX]
+        memo.update(islice(new_sides, max(0, _MEMO_MAX - len(memo))))
+        table.update((side, memo[side]) for side in known.difference(table))
+        get = table.__getitem__
+        for piece, start, end in zip(others, begins, begins[1:], strict=False):
+            if end - start == 1:
+                fresh[piece] = get(sides[start])
+            else:
+                fresh[piece] = list(chain.from_iterable(map(get, sides[start:end])))
+        return fresh
+
+    def _ids_of(self, pieces: set[str]) -> tuple[list[str], dict[str, list[int]]]:
+        """The pieces that are one token each, with their ids (in C loops), and the
+        list of the others."""
+        listed = list(pieces)
+        ranks = list(map(self._ranks.get, map(str.encode, listed)))
+        single = list(map(is_not, ranks, repeat(None)))
+        found = cast("Iterator[int]", compress(ranks, single))  # no None left
+        whole = dict(zip(compress(listed, single), map(_one, found), strict=True))
+        return list(compress(listed, map(not_, single))), whole
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Looks every piece up in the memo (in C loops); merges each piece it does
         not hold once, however often it occurs."""
         pieces = self._pretokenizer.split(text)
         memo = self._memo
-        found = list(map(memo.get, pieces))
-        missing = set(compress(pieces, map(is_, found, repeat(None))))
+        unique = set(pieces)
+        missing = unique.difference(memo)
+        lookup = memo
         if missing:
-            fresh = {piece: self._piece_ids(piece) for piece in missing}
+            fresh = self._fresh(missing)
+            kept = [(p, ids) for p, ids in fresh.items() if len(p) <= _MEMO_PIECE_MAX]
             room = _MEMO_MAX - len(memo)
-            if room > 0:
-                memo.update(
-                    islice(((p, i) for p, i in fresh.items() if len(p) <= _MEMO_PIECE_MAX), room)
-                )
-            found = list(map(fresh.get, pieces, found))  # a held piece is its own default
-        return list(chain.from_iterable(cast("list[list[int]]", found)))  # no None left
+            memo.update(islice(kept, max(0, room)))
+            if len(kept) < len(fresh) or len(kept) > room:
+                # Not all remembered (the memo is bounded): this text's own table.
+                fresh.update((p, memo[p]) for p in unique.difference(fresh))
+                lookup = fresh
+        return list(chain.from_iterable(map(lookup.__getitem__, pieces)))

@@ -69,7 +69,9 @@ class Normalizer:
             code for code in self._decompositions if self.nfc(chr(code)) != chr(code)
         }  # singletons and excluded composites
         #: Code points that may change under NFC or join the character before them.
-        self._unstable = re.compile(_char_class(code_ranges(nonzero | seconds | changed)) + "+")
+        unstable = nonzero | seconds | changed
+        self._unstable = re.compile(_char_class(code_ranges(unstable)) + "+")
+        self._unstable_chars = frozenset(map(chr, unstable))
 
     def decomposable(self) -> set[int]:
         """Every code point NFD changes."""
@@ -140,6 +142,8 @@ class Normalizer:
         normalizes independently: a starter followed by characters that may change or
         join it."""
         if text.isascii():  # no ASCII character changes or joins another under NFC
+            return []
+        if self._unstable_chars.isdisjoint(set(text)):  # most text: a set, not a scan
             return []
         return [
             (start - 1 if start else start, end)

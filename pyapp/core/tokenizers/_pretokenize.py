@@ -6,7 +6,11 @@ Here the text is first translated into one *atom* character per code point (the
 atoms are the distinct combinations of the classes the patterns use, read off
 tiktoken by ``scripts/make_unicode_tables.py``), and each pattern is written over
 atoms for the stdlib ``re``. Only the translation looks at Unicode, and it looks
-at the table, so the pieces are the same under any Python's Unicode version.
+at the table, so the pieces are the same under any Python's Unicode version. An
+ASCII character stands for itself (the classes list it beside its atom's code, a
+Latin-1 character), so a match holding only ASCII *is* the piece: ASCII text
+is matched as it is, and only the pieces with another character are cut from the
+text.
 
 Python's ``re`` is a backtracking engine with ordered alternation, as
 fancy-regex is, and supports the possessive quantifiers cl100k_base uses; ``$``
@@ -21,21 +25,27 @@ from __future__ import annotations
 
 import functools
 import re
-import string
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from itertools import accumulate, chain
+from itertools import accumulate, chain, compress, count
+from operator import not_
 from typing import Final
 
 from ._tables import bpe_classes
 
 __all__ = ["PATTERN_NAMES", "Pretokenizer", "pieces", "pretokenizer"]
 
-#: One code character per atom (there are fewer atoms than these).
-_CODES: Final = string.ascii_letters + string.digits
+#: The code character of atom ``k`` is ``chr(_CODE_BASE + k)``: never ASCII, and the
+#: codes of a text stay one byte a character (there are fewer than 128 atoms).
+_CODE_BASE: Final = 0x80
 
 #: Encodings with a pure pre-tokenizer.
 PATTERN_NAMES: Final = ("o200k_base", "cl100k_base", "llama3", "qwen2", "tekken")
+
+#: A text with more than this share of pieces outside ASCII (in a sample of every
+#: 16th) is cut piece by piece in C loops; below it only those pieces are cut from
+#: the text (the others are the matches themselves).
+_CUT_ALL_SHARE: Final = 0.125
 
 
 class _Atoms:
@@ -43,17 +53,25 @@ class _Atoms:
 
     def __init__(self) -> None:
         classes = bpe_classes()
+        if len(classes.atoms) > 128:
+            raise ValueError(f"{len(classes.atoms)} atoms: their codes would not be one byte")
         self.classes = classes
-        self.code = [_CODES[i] for i in range(len(classes.atoms))]
+        self.code = [chr(_CODE_BASE + i) for i in range(len(classes.atoms))]
         self._starts = classes.starts
-        self._values = [ord(self.code[v]) for v in classes.values]
-        self._translation: dict[int, int] = {}
+        self._values = [_CODE_BASE + v for v in classes.values]
+        #: ASCII stands for itself; each atom's ASCII members, for the classes.
+        self._translation: dict[int, int] = {code: code for code in range(128)}
+        self._ascii: dict[int, str] = {}
+        for code in range(128):
+            atom = self._values[bisect_right(self._starts, code) - 1] - _CODE_BASE
+            self._ascii[atom] = self._ascii.get(atom, "") + re.escape(chr(code))
 
     def where(self, test: Callable[[Callable[[str], bool]], bool]) -> str:
         """A ``[...]`` class of the atoms for which ``test(has)`` holds, where
-        ``has(predicate)`` says whether the atom has that predicate."""
+        ``has(predicate)`` says whether the atom has that predicate: each atom's code
+        and its ASCII characters."""
         chosen = [
-            self.code[atom]
+            self.code[atom] + self._ascii.get(atom, "")
             for atom in range(len(self.classes.atoms))
             if test(functools.partial(self.classes.holds, atom))
         ]
@@ -62,7 +80,7 @@ class _Atoms:
         return "[" + "".join(chosen) + "]"
 
     def to_codes(self, text: str) -> str:
-        """``text`` with each code point replaced by its atom's code character."""
+        """``text`` with each code point outside ASCII replaced by its atom's code."""
         table = self._translation
         starts, values = self._starts, self._values
         for char in set(text):
@@ -199,9 +217,18 @@ class Pretokenizer:
     def split(self, text: str) -> list[str]:
         """The pieces of ``text``, in order (they cover it). Built by C loops: the
         pattern's matches over the atom codes (one code per code point, so each
-        match is as long as its piece), their running lengths, then the slices."""
-        ends = list(accumulate(map(len, self._regex.findall(self._atoms.to_codes(text)))))
-        return list(map(text.__getitem__, map(slice, chain((0,), ends), ends)))
+        match is as long as its piece; a match of ASCII only is its piece), then
+        the other pieces cut from the text by their running lengths."""
+        if text.isascii():
+            return self._regex.findall(text)
+        found = self._regex.findall(self._atoms.to_codes(text))
+        ends = list(accumulate(map(len, found)))
+        sample = found[::16]
+        if len(sample) - sum(map(str.isascii, sample)) > _CUT_ALL_SHARE * len(sample):
+            return list(map(text.__getitem__, map(slice, chain((0,), ends), ends)))
+        for k in compress(count(), map(not_, map(str.isascii, found))):
+            found[k] = text[ends[k] - len(found[k]) : ends[k]]
+        return found
 
 
 @functools.cache

@@ -1,0 +1,158 @@
+"""The pure BPE path's shortcuts give exactly what the plain merge and the plain
+scan give: pieces cut where no token crosses between two characters, and the
+pre-tokenizer's ASCII matches taken as the pieces themselves."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from itertools import chain
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pyapp.core import tokenizers
+from pyapp.core.tokenizers import load_ranks
+from pyapp.core.tokenizers._bpe import Junctions, heap_merge, junctions
+from pyapp.core.tokenizers._pretokenize import pieces, pretokenizer
+
+BPE = ["o200k_base", "cl100k_base", "llama3", "qwen2", "tekken"]
+
+#: Characters that make junctions of every kind: common CJK words and their
+#: characters, kana, hangul, Latin with accents, Cyrillic, emoji with a joiner,
+#: combining marks, CJK punctuation, and ASCII letters, digits, spaces and marks.
+_CHARS = list(
+    "的一是了不在人有我他这中大来上个国到说们为子和你地出道也时年得就那要下以生会自着去之过"
+    "系统配置文件软件包安装命令用户密码网络服务器。，、「」（）：；！？"
+    "のはをにがでとしたてすいるあかなこれですますデビアンパッケージー"
+    "한국어텍스트입니다"
+    "éèàçüößñÅΣΊабвгдеёжз"
+    "\u0301\u0308\u200d\u00a0\u3000"
+    "abcdestm 0129.,'-_/\n\t"
+) + ["\U0001f99c", "\U0001f469", "\U0001f44d\U0001f3fd"]
+MIXED = st.lists(st.sampled_from(_CHARS), min_size=1, max_size=40).map("".join)
+SHORT = st.lists(st.sampled_from(_CHARS), min_size=1, max_size=14).map("".join)
+
+
+@functools.cache
+def _longest(name: str) -> int:
+    return max(map(len, load_ranks(name)))
+
+
+@functools.cache
+def _native(name: str) -> Callable[[str], list[int]]:
+    return tokenizers._build_tiktoken(name, load_ranks(name))
+
+
+def _spanned(data: bytes, cut: int, ranks: dict[bytes, int], longest: int) -> bytes | None:
+    """A token of ``ranks`` that is ``data[a:b]`` with ``a < cut < b``, if any."""
+    for a in range(max(0, cut - longest), cut):
+        for b in range(cut + 1, min(len(data), a + longest) + 1):
+            if data[a:b] in ranks:
+                return data[a:b]
+    return None
+
+
+@pytest.mark.parametrize("name", BPE)
+@given(piece=SHORT)
+def test_no_token_crosses_a_cut_and_the_sides_merge_to_the_whole(name: str, piece: str) -> None:
+    ranks = load_ranks(name)
+    longest = _longest(name)
+    sides, begins = junctions(ranks).sides([piece])
+    assert "".join(sides) == piece and begins == [0, len(sides)]
+    data = piece.encode()
+    cut = 0
+    for side in sides[:-1]:
+        cut += len(side.encode())
+        assert _spanned(data, cut, ranks, longest) is None, (piece, cut)
+    merged = list(chain.from_iterable(heap_merge(side.encode(), ranks) for side in sides))
+    assert merged == heap_merge(data, ranks)
+
+
+def test_the_junctions_of_a_hand_made_vocabulary() -> None:
+    """A token made of the end of one character and the start of the next (here the
+    last byte of 中 and the first of 文) forbids the cut between them; a junction no
+    token names is cut, and every piece ends a side."""
+    zhong, wen = "中".encode(), "文".encode()
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks |= {zhong: 256, wen: 257, zhong[-1:] + wen[:1]: 258, b"ab": 259}
+    table = Junctions(ranks)
+    assert table.sides(["中文", "文中", "ab中"]) == (["中文", "文", "中", "ab", "中"], [0, 1, 3, 5])
+
+
+@pytest.mark.parametrize("name", BPE)
+@given(texts=st.lists(st.lists(MIXED, min_size=1, max_size=12).map(" ".join), max_size=3))
+def test_the_pure_encoder_equals_tiktoken_on_mixed_scripts_text_after_text(
+    name: str, texts: list[str]
+) -> None:
+    """One fresh encoder (empty memo) over several texts: the sides the first texts
+    left in the memo serve the later ones."""
+    encode = tokenizers._build_pure(name, load_ranks(name))
+    native = _native(name)
+    for text in texts:
+        assert encode(text) == native(text)
+
+
+ASCII_WITH_A_FEW_OTHERS = st.lists(
+    st.one_of(
+        st.sampled_from(["the", " word", "'s", " 12", "345", ".", "\n", "  ", "x_y", "\t"]),
+        st.sampled_from(_CHARS),
+    ),
+    min_size=1,
+    max_size=80,
+).map("".join)
+
+
+@pytest.mark.parametrize("name", BPE)
+@given(text=st.one_of(ASCII_WITH_A_FEW_OTHERS, MIXED))
+def test_the_split_equals_the_match_by_match_scan(name: str, text: str) -> None:
+    """``split`` takes ASCII matches as pieces (cutting only the others from the
+    text, or every piece when many are not ASCII); ``pieces`` cuts each match from
+    the text by its end. Both texts with few characters outside ASCII and texts with
+    many are drawn."""
+    assert pretokenizer(name).split(text) == list(pieces(name, text))
+
+
+def _unreached(name: str, count: int) -> list[str]:
+    """Tokens of two characters or more outside ASCII that the merge of their own
+    bytes does not reach (tiktoken still gives such a token for a whole piece)."""
+    ranks = load_ranks(name)
+    out = []
+    for token in ranks:
+        if token.isascii() or len(token) < 4:
+            continue
+        try:
+            text = token.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if len(text) > 1 and text.isalpha() and heap_merge(token, ranks) != [ranks[token]]:
+            out.append(text)
+            if len(out) == count:
+                break
+    return out
+
+
+@pytest.mark.parametrize("name", BPE)
+def test_a_side_that_is_a_token_the_merge_does_not_reach_is_merged(name: str) -> None:
+    """llama3's "ーション" is a token, but merged from its bytes it is four; as a
+    whole piece tiktoken gives the one token, inside "プレゼンテーション" the four.
+    Each unreached token here follows a letter, so it is a side of a longer piece."""
+    native = _native(name)
+    encode = tokenizers._build_pure(name, load_ranks(name))
+    words = ["プレゼンテーション", " ワークステーション", "ーション"]
+    words += [f"{lead}{token}" for token in _unreached(name, 40) for lead in ("の", "a", "é")]
+    for word in words:
+        assert encode(word) == native(word), word
+    assert encode(" ".join(words)) == native(" ".join(words))
+
+
+@given(text=st.one_of(MIXED, ASCII_WITH_A_FEW_OTHERS, st.text(max_size=30)))
+def test_the_nfc_runs_are_the_scans_whatever_the_text_holds(text: str) -> None:
+    """A text with no character that NFC may change or join is answered from its set
+    of characters; any text gets the runs the full scan finds."""
+    from pyapp.core.tokenizers._normalize import normalizer
+
+    norm = normalizer()
+    scanned = [(a - 1 if a else a, b) for a, b in (m.span() for m in norm._unstable.finditer(text))]
+    assert norm.unstable_runs(text) == scanned
