@@ -58,6 +58,7 @@ __all__ = [
     "MAX_DENSE_CHUNKS",
     "DENSE_PAGE_SECONDS_PER_TOKEN",
     "DENSE_SECONDS_PER_TOKEN",
+    "MAX_RETRIEVAL_CHUNKS",
     "MAX_RETRIEVAL_PAIRS",
     "MAX_RETRIEVAL_UNITS",
     "MAX_SWEEP_RECALL_WORK",
@@ -111,9 +112,13 @@ MAX_IMPORTED_CHUNKS: Final = 100_000
 #: (:mod:`pyapp.core.anchor`).
 VERDICTS: Final = ("given", "corrected", "normalized", "missing")
 #: The retrieval check scores, per question, the chunks holding one of its terms (or
-#: every chunk, when that is cheaper): past this many (question, chunk) pairs in all
-#: it is skipped before scoring any, and says so.
-MAX_RETRIEVAL_PAIRS: Final = 20_000_000
+#: every chunk, when that is cheaper): past this many (term, chunk) steps in all
+#: (``pyapp.core.bm25.ChunkIndex.pairs``) it is skipped before scoring any, and says
+#: so. About a second natively at this many.
+MAX_RETRIEVAL_PAIRS: Final = 25_000_000
+#: The retrieval check indexes every chunk: past this many chunks it is skipped
+#: before indexing any (about a third of a second natively at this many).
+MAX_RETRIEVAL_CHUNKS: Final = 50_000
 #: The page's sweep runs BM25 at each of its 16 settings, which costs about the text's
 #: length times the questions (natively: 100,000 characters with 20 questions take
 #: 0.4-0.6 s, with 100 questions 1.3-1.6 s; a megabyte with 100, 4-9 s), and a running
@@ -500,6 +505,7 @@ def page_facts() -> dict[str, Any]:
             "chunks_file_bytes": MAX_CHUNKS_FILE_BYTES,
             "imported_chunks": MAX_IMPORTED_CHUNKS,
             "retrieval_pairs": MAX_RETRIEVAL_PAIRS,
+            "retrieval_chunks": MAX_RETRIEVAL_CHUNKS,
             "dense_chunks": MAX_DENSE_CHUNKS,
         },
         "units": [asdict(unit) for unit in UNITS.values()],

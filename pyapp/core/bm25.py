@@ -45,10 +45,10 @@ import heapq
 import math
 import re
 from bisect import bisect_left, bisect_right
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, chain, compress, repeat
+from itertools import accumulate, chain, compress, islice, repeat
 from operator import add, and_, eq, gt, itemgetter, lt, mul, neg, not_, sub, truediv
 from typing import Final
 
@@ -134,6 +134,15 @@ DENSE_BUDGET: Final = 1_000_000
 #: A question is scored chunk by chunk (only the chunks holding one of its terms)
 #: when those pairs number at most the chunks over this; else over every chunk at once.
 SPARSE_EVERY: Final = 4
+#: A question scored over every chunk reads every score about this many times more
+#: to rank them (the k-th best, the chunks above it and tied with it, and each of two
+#: ranks' count of better chunks): the measured cost of those passes, in units of one
+#: term's weights summed over every chunk.
+RANK_PASSES: Final = 6
+#: A question scored from its terms' chunks alone costs about this many steps per
+#: (term, chunk) pair: merged into a dict of scores, then ranked from it, in Python,
+#: where a step over every chunk is a C loop's (measured at 1 MB, 100,000 chunks).
+SPARSE_STEPS: Final = 8
 
 
 def _weight(idf: float, tf: int, norm: float) -> float:
@@ -286,16 +295,20 @@ class ChunkIndex:
         weights are kept in (adding the 0.0 of an absent term changes nothing)."""
         scores = [0.0] * self.chunks
         run: list[list[float]] = []  # dense terms in a row: summed in one C pass
+        zeros = True  # nothing added yet: a first dense run starts from its own weights
 
         def flush(scores: list[float]) -> list[float]:
+            nonlocal zeros
             if run:
                 # One pass of nested maps: each chunk's sum still in the query's order.
                 # (Not sum(): since Python 3.12 it compensates, and Pyodide's is 3.14.)
-                summed: Iterable[float] = scores
-                for dense in run:
+                # 0.0 + w is w exactly, so the all-zero start is left out.
+                summed: Iterable[float] = run[0] if zeros else map(add, scores, run[0])
+                for dense in run[1:]:
                     summed = map(add, summed, dense)
                 scores = list(summed)
                 run.clear()
+                zeros = False
             return scores
 
         for term in query:
@@ -306,26 +319,40 @@ class ChunkIndex:
             if term not in self._sparse:
                 continue
             scores = flush(scores)
+            zeros = False
             chunks, weights = self._sparse[term]
-            for k, weight in zip(chunks, weights, strict=True):
-                scores[k] += weight
+            # scores[k] += weight for each of the term's chunks, at C speed.
+            added = map(add, map(scores.__getitem__, chunks), weights)
+            deque(map(scores.__setitem__, chunks, added), maxlen=0)
         return flush(scores)
 
     def pairs(self, query: Sequence[str]) -> int:
-        """How many (chunk, score) pairs :meth:`ranking` computes for ``query``: the
-        chunks holding each of its terms, or every chunk when that is cheaper."""
-        sparse = 0
-        for term in query:
-            if term in self._dense:
-                return self.chunks
-            sparse += len(self._sparse.get(term, ((),))[0])
-        return sparse if SPARSE_EVERY * sparse <= self.chunks else self.chunks
+        """The cost of :meth:`ranking` for ``query`` and of ranking its chunks, in
+        (term, chunk) steps. Scored from the chunks holding its terms alone,
+        :data:`SPARSE_STEPS` per such (term, chunk) pair; scored over every chunk, one
+        per pair, every chunk once per term kept over every chunk, and every chunk
+        :data:`RANK_PASSES` times more (the top ``k`` and two ranks read every score)."""
+        dense, sparse = self._held(query)
+        if not self._full(dense, sparse):
+            return SPARSE_STEPS * sparse
+        return sparse + (dense + RANK_PASSES) * self.chunks
+
+    def _held(self, query: Sequence[str]) -> tuple[int, int]:
+        """The query's terms kept over every chunk, and the chunks of the others."""
+        dense = sum(map(self._dense.__contains__, query))
+        sparse = sum(len(self._sparse[t][0]) for t in query if t in self._sparse)
+        return dense, sparse
+
+    def _full(self, dense: int, sparse: int) -> bool:
+        """Whether a query is scored over every chunk: it has a term kept so, or its
+        other terms' chunks are more than a :data:`SPARSE_EVERY` th of them."""
+        return self.chunks > 0 and (dense > 0 or SPARSE_EVERY * sparse > self.chunks)
 
     def ranking(self, query: Sequence[str]) -> Ranking:
         """The chunks' ranking for ``query``: from the chunks holding its terms alone
         when they are few (:meth:`pairs`), else from every chunk's score. Either way
         the same scores, summed in the same order."""
-        if self.pairs(query) == self.chunks and self.chunks:
+        if self._full(*self._held(query)):
             return Ranking(full=self.scores(query))
         held = [self._sparse[term] for term in query if term in self._sparse]
         if not held:
@@ -334,8 +361,8 @@ class ChunkIndex:
         found = dict(zip(*held[0], strict=True))
         get = found.get
         for chunks, weights in held[1:]:
-            for k, weight in zip(chunks, weights, strict=True):
-                found[k] = get(k, 0.0) + weight
+            # found[k] = get(k, 0.0) + weight for each of the term's chunks (each once).
+            found.update(zip(chunks, map(add, map(get, chunks, repeat(0.0)), weights), strict=True))
         return Ranking(found=found)
 
 
@@ -382,10 +409,13 @@ def top(scores: Sequence[float], k: int) -> list[int]:
     """
     if k <= 0 or not scores:
         return []
-    # The k-th best score, then every chunk at least as good (ties too), in C.
+    # The k-th best score; every chunk better than it (fewer than k), best first (a
+    # stable sort: ties by index); then the chunks scoring it, by index. All in C.
     least = max(heapq.nlargest(k, scores)[-1], math.ulp(0))  # a 0 is not retrieved
-    chosen = compress(range(len(scores)), map(least.__le__, scores))
-    return sorted(chosen, key=lambda i: -scores[i])[:k]
+    better = compress(range(len(scores)), map(least.__lt__, scores))
+    chosen = sorted(better, key=scores.__getitem__, reverse=True)
+    tied = compress(range(len(scores)), map(least.__eq__, scores))
+    return chosen + list(islice(tied, k - len(chosen)))
 
 
 def rank_of(scores: Sequence[float], first: int, last: int) -> int | None:

@@ -24,8 +24,10 @@ fewer chunks share a term with it):
   lengths minus the units of their union): the cost of overlapping chunks
   retrieved together. The summary gives the mean of each over the questions.
 
-The check is skipped (and says why) when no item has a question, or when the
-setting processes more than :data:`~pyapp.facts.MAX_RETRIEVAL_UNITS` units.
+The check is skipped (and says why) when no item has a question, when the
+setting processes more than :data:`~pyapp.facts.MAX_RETRIEVAL_UNITS` units or has
+more than :data:`~pyapp.facts.MAX_RETRIEVAL_CHUNKS` chunks, or when scoring would
+take more than :data:`~pyapp.facts.MAX_RETRIEVAL_PAIRS` steps.
 
 >>> from .params import parse_params
 >>> text = "alpha beta gamma delta epsilon zeta eta theta iota kappa"
@@ -51,6 +53,7 @@ from ..facts import (
     MAX_DENSE_CHUNKS,
     MAX_EVIDENCE_LISTED,
     MAX_OVERLAP_TRIES,
+    MAX_RETRIEVAL_CHUNKS,
     MAX_RETRIEVAL_PAIRS,
     MAX_RETRIEVAL_UNITS,
     RETRIEVERS,
@@ -396,6 +399,15 @@ def retrieve(
                 " limit: raise the size or lower the overlap"
             ),
         ), per_item
+    if chunking.count > MAX_RETRIEVAL_CHUNKS:
+        return Retrieval(
+            questions=len(asked),
+            skipped=(
+                f"the retrieval check indexes every chunk, and this setting has"
+                f" {chunking.count:,} chunks, over its {MAX_RETRIEVAL_CHUNKS:,} limit:"
+                " raise the size"
+            ),
+        ), per_item
     spans = chunking.spans()
     queries = {i: terms(items[i].question or "") for i in asked}
     index = ChunkIndex(term_index(text), spans, {t for q in queries.values() for t in q})
@@ -404,7 +416,7 @@ def retrieve(
         return Retrieval(
             questions=len(asked),
             skipped=(
-                f"the retrieval check would score {pairs:,} (question, chunk) pairs for"
+                f"the retrieval check would take {pairs:,} (term, chunk) steps for"
                 f" {len(asked):,} questions over {chunking.count:,} chunks, over its"
                 f" {MAX_RETRIEVAL_PAIRS:,} limit: raise the size, or check fewer questions"
                 " at a time"

@@ -41,9 +41,11 @@ Fraction(9, 25)
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from operator import le
 
 __all__ = [
     "QuestionScores",
@@ -123,10 +125,42 @@ def question_scores(evidence: Sequence[Span], retrieved: Sequence[Span]) -> Ques
     )
 
 
-def precision_omega(evidence: Sequence[Span], chunks: Sequence[Span]) -> Fraction:
+class _InOrder:
+    """Chunks whose starts and ends both never decrease (every chunking of one text
+    is so): the chunks touching a span are then one run, found by two bisections,
+    where any other list of chunks is scanned whole, once per question."""
+
+    def __init__(self, chunks: Sequence[Span]) -> None:
+        self.chunks = chunks
+        self.starts = [start for start, _ in chunks]
+        self.ends = [end for _, end in chunks]
+
+    @staticmethod
+    def of(chunks: Sequence[Span]) -> _InOrder | None:
+        found = _InOrder(chunks)
+        starts, ends = found.starts, found.ends
+        ordered = all(map(le, starts, starts[1:])) and all(map(le, ends, ends[1:]))
+        return found if ordered else None
+
+    def touching(self, evidence: Sequence[Span]) -> list[Span]:
+        """The chunks touching any passage (``max(starts) <= min(ends)``), in order:
+        those starting at or before its end and ending at or after its start."""
+        held: set[int] = set()
+        for start, end in evidence:
+            held.update(range(bisect_left(self.ends, start), bisect_right(self.starts, end)))
+        return [self.chunks[k] for k in sorted(held)]
+
+
+def precision_omega(
+    evidence: Sequence[Span], chunks: Sequence[Span], in_order: _InOrder | None = None
+) -> Fraction:
     """Precision-Ω of one question: IoU when exactly the chunks touching its evidence
-    are retrieved (``chunks``: every chunk of the setting)."""
-    touching = [c for c in chunks if any(_touches(c, e) for e in evidence)]
+    are retrieved (``chunks``: every chunk of the setting; ``in_order``: the same
+    chunks in order, when they are, for :func:`range_metrics`)."""
+    if in_order is not None:
+        touching = in_order.touching(evidence)
+    else:
+        touching = [c for c in chunks if any(_touches(c, e) for e in evidence)]
     covered = _measure([_meet(c, e) for c in touching for e in evidence if _touches(c, e)])
     if not touching:
         return Fraction(0)
@@ -170,8 +204,9 @@ def range_metrics(
 ) -> RangeMetrics:
     """The metrics of each question (its passages ``evidence[i]``, its retrieved chunks
     ``retrieved[i]``) over a setting's ``chunks``."""
+    in_order = _InOrder.of(chunks)
     return RangeMetrics(
         questions=tuple(questions),
         scores=tuple(question_scores(e, r) for e, r in zip(evidence, retrieved, strict=True)),
-        omegas=tuple(precision_omega(e, chunks) for e in evidence),
+        omegas=tuple(precision_omega(e, chunks, in_order) for e in evidence),
     )

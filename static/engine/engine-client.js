@@ -243,6 +243,19 @@ export class Engine {
     return ref;
   }
 
+  /**
+   * The page is about to lay out and draw a large new text: the engine's background
+   * warm-up waits until `drawn` settles, so it does not take the processor meanwhile.
+   * @param {Promise<unknown>} drawn
+   */
+  holdBackground(drawn) {
+    /** @type {import("./protocol.js").PageMessage} */
+    const hold = { type: "hold", on: true };
+    this._worker?.postMessage(hold);
+    const release = () => this._worker?.postMessage({ type: "hold", on: false });
+    drawn.then(release, release);
+  }
+
   /** Stops the worker; pending calls resolve to null. */
   terminate() {
     this._worker?.terminate();

@@ -18,12 +18,13 @@
 //
 /**
  * @typedef {{type: "call", id: number, purpose: string, request: string, attachment?: {field: string, bytes: ArrayBuffer}}
- *   | {type: "drop", id: number}} PageMessage
+ *   | {type: "drop", id: number} | {type: "hold", on: boolean}} PageMessage
  */
 //   `request` is JSON text for pyapp.web.api.handle. `attachment` (transferred, not
 //   copied): bytes the worker adds to the request as the base64 string `field`.
 //   `drop`: the page no longer wants the answer to call `id` (a newer call superseded
 //   it, engine-client.js decides which): the worker forgets it unless it has begun it.
+//   `hold`: the page draws a large new text; the warm-up waits from `on: true` to `on: false`.
 
 import { FACTS } from "../facts.js";
 

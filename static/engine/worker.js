@@ -105,6 +105,14 @@ const WARM_RESUME_MS = 300;
 // A background call (a view's checks, the sweep, the dense check, a warm-up slice)
 // waits until no other call has been answered for this long: typing keeps it waiting.
 const BACKGROUND_QUIET_MS = 250;
+// While the page lays out and draws a large new text ({type: "hold", on: true} until
+// {on: false}), the warm-up runs no slice: on two busy cores its slices, and the
+// compiling of the wasm they make hot, took the processor from the page's layout
+// (a 1 MB file dropped took 2-5 times as long as in a bare text box, for the same
+// main-thread work). A hold the page never lifts ends by itself after this long.
+const HOLD_MAX_MS = 10_000;
+let held = false;
+let holdTimer = 0;
 
 function post(message) {
   self.postMessage(message);
@@ -365,7 +373,7 @@ function queueWarmSlice() {
 
 /** After the first answers and a second of quiet, the warm-up's first slice. */
 function beginWarming() {
-  if (warmState !== "waiting" || draining || queue.length > 0 || handle === null) return;
+  if (warmState !== "waiting" || held || draining || queue.length > 0 || handle === null) return;
   warmState = "warming";
   warmBegan = performance.now();
   performance.mark("engine:warm:begin");
@@ -379,7 +387,7 @@ function holdWarming() {
   if (at >= 0) queue.splice(at, 1);
   clearTimeout(warmTimer);
   warmTimer = setTimeout(() => {
-    if (warmState !== "warming" || queue.some((call) => call.purpose === PURPOSE.warm)) return;
+    if (warmState !== "warming" || held || queue.some((call) => call.purpose === PURPOSE.warm)) return;
     queueWarmSlice();
     drain();
   }, WARM_RESUME_MS);
@@ -395,12 +403,39 @@ function warmAnswered(responseJson, began) {
   performance.measure("engine:warm:step", { start: began, end: performance.now() });
   const response = JSON.parse(responseJson);
   if (response.ok && !response.result.done) {
-    queueWarmSlice();
+    if (!held) queueWarmSlice(); // else the hold's end queues it
     return;
   }
   warmState = "done";
   performance.measure("engine:warm", { start: warmBegan, end: performance.now(), detail: { slices: warmSlices } });
   if (!response.ok) console.warn(`engine: warming the ${FACTS.default_encoding} tokenizer failed: ${response.error.message}`);
+}
+
+/**
+ * The page holds the warm-up while it draws a large new text (`on`), then lets it
+ * go on: the next slice (or the wait before the first) starts when the hold ends.
+ * Marked for the tests and the benchmark (`engine:warm:held`, one per hold).
+ */
+function holdBackground(on) {
+  clearTimeout(holdTimer);
+  if (on) {
+    if (!held) performance.mark("engine:warm:hold");
+    held = true;
+    const at = queue.findIndex((call) => call.purpose === PURPOSE.warm); // a slice queued, not begun
+    if (at >= 0) queue.splice(at, 1);
+    holdTimer = setTimeout(() => holdBackground(false), HOLD_MAX_MS);
+    return;
+  }
+  if (!held) return;
+  held = false;
+  performance.measure("engine:warm:held", { start: performance.getEntriesByName("engine:warm:hold").at(-1)?.startTime ?? 0 });
+  if (warmState === "warming" && !queue.some((call) => call.purpose === PURPOSE.warm)) {
+    queueWarmSlice();
+    drain();
+  } else if (warmState === "waiting") {
+    clearTimeout(warmTimer);
+    warmTimer = setTimeout(beginWarming, WARM_AFTER_IDLE_MS);
+  }
 }
 
 /**
@@ -436,6 +471,9 @@ self.onmessage = (event) => {
         request: message.attachment ? withAttachment(message.request, message.attachment) : message.request,
       });
       drain();
+      break;
+    case "hold":
+      holdBackground(message.on === true);
       break;
     default:
       console.warn("worker: unknown message", message);

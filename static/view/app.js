@@ -690,6 +690,8 @@ mountFileOpen({
     if (count > 1) ui.textKept.textContent = `Opened ${name}, the first of the ${count} files dropped.`;
   },
   onRefused: (message) => errors.show({ field: "text", message }, { mark: false }),
+  // The engine's warm-up waits while the box lays out the file's text (file-open.js).
+  onOpening: (drawn) => engine.holdBackground(drawn),
 });
 
 // Written at once when the page is hidden (a tab closed or switched), not after the pause.

@@ -11,8 +11,13 @@
 //   file, so the download stays the command line's: the engine leaves it out of
 //   every count and offset and says so (`bom_removed`), and the page shows a note.
 //
+// - From the moment a file is chosen or dropped until its text is drawn in the box,
+//   `onOpening(drawn)` lets the page hold its background work (`drawn` settles then):
+//   laying out a megabyte is the box's one big cost, and on a busy machine the
+//   engine's warm-up took the processor from it.
+//
 //   firstInvalidUtf8(Uint8Array.of(0x61, 0xff)) -> 1
-//   mountFileOpen({ input, box, onText(text, name) {}, onRefused(message) {} })
+//   mountFileOpen({ input, box, onText(text, name) {}, onRefused(message) {}, onOpening(drawn) {} })
 
 import { MAX_BYTES } from "../engine/text-limit.js";
 import * as fmt from "./format.js";
@@ -83,18 +88,42 @@ export async function readTextFile(file) {
   }
 }
 
+/** Resolves once the next frame is drawn (a task after its animation frame). */
+function afterNextFrame() {
+  return new Promise((resolve) => {
+    requestAnimationFrame(() => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => resolve(undefined);
+      channel.port2.postMessage(null);
+    });
+  });
+}
+
 /**
  * Wires the file input and drops onto the box. `onText(text, name)` gets a file's
- * text; `onRefused(message)` says why a file was not opened.
- * @param {{input: HTMLInputElement, box: HTMLTextAreaElement, onText: Function, onRefused: Function}} options
+ * text; `onRefused(message)` says why a file was not opened; `onOpening(drawn)` is
+ * told a file is being opened, `drawn` settling once the box is drawn with it (or
+ * the file refused).
+ * @param {{input: HTMLInputElement, box: HTMLTextAreaElement, onText: Function, onRefused: Function,
+ *   onOpening?: (drawn: Promise<unknown>) => void}} options
  */
-export function mountFileOpen({ input, box, onText, onRefused }) {
+export function mountFileOpen({ input, box, onText, onRefused, onOpening }) {
   const open = async (files) => {
     const file = files?.[0];
     if (!file) return;
-    const got = await readTextFile(file);
-    if (got.refused) onRefused(got.refused);
-    else onText(got.text, file.name, files.length);
+    /** @type {(value?: unknown) => void} */
+    let drawn = () => {};
+    onOpening?.(new Promise((resolve) => { drawn = resolve; }));
+    try {
+      const got = await readTextFile(file);
+      if (got.refused) onRefused(got.refused);
+      else {
+        onText(got.text, file.name, files.length);
+        await afterNextFrame();
+      }
+    } finally {
+      drawn();
+    }
   };
   input.addEventListener("change", async () => {
     await open(input.files);

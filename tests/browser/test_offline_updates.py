@@ -115,20 +115,22 @@ ACTIVE = """async () => {
 #: Checks for a new version and resolves with how its install ended ("installed" or
 #: "redundant"). The page registers its service worker at each load, which checks
 #: for a new version too, so that install may be under way or done already: it is
-#: the one waited for then. The new worker's state is polled: a failed install does
-#: not always fire statechange on the page's side.
+#: the one waited for then. The new worker's own statechange events are waited on
+#: (its state read once more as the listener is added, for a change made before it);
+#: 30 s without one is a hang bound, not a clock.
 NOT_FOUND = "no new version found in 5 s"
 UPDATE = """async () => {
   const NOT_FOUND = "no new version found in 5 s";
   const registration = await navigator.serviceWorker.getRegistration();
-  const settled = async (worker) => {
-    for (let waited = 0; waited < 30000; waited += 100) {
-      if (worker.state === "installed" || worker.state === "activated") return "installed";
-      if (worker.state === "redundant") return "redundant";
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    return `still ${worker.state} after 30 s`;
-  };
+  const settled = (worker) => new Promise((resolve) => {
+    const seen = () => {
+      if (worker.state === "installed" || worker.state === "activated") resolve("installed");
+      if (worker.state === "redundant") resolve("redundant");
+    };
+    worker.addEventListener("statechange", seen);
+    seen();
+    setTimeout(() => resolve(`still ${worker.state} after 30 s`), 30000);
+  });
   if (registration.installing) return settled(registration.installing);
   if (registration.waiting) return "installed";
   const found = new Promise((resolve) => registration.addEventListener(

@@ -5,7 +5,8 @@
 - A paste over the byte limit is refused in the page, inline, before the text box
   holds it and before anything of it crosses to the worker.
 - The background warm-up of the tokenizer runs in slices: an edit made while it
-  runs is answered between two of them, not after the whole warm-up.
+  runs is answered between two of them, not after the whole warm-up; and while a
+  file opened is laid out and drawn in the box, no slice runs.
 
 Each is checked by what happened (messages, entries, the DOM), never by a clock.
 """
@@ -225,3 +226,28 @@ def test_an_edit_during_the_warm_up_is_answered_between_its_slices(fresh_app: An
     assert before and after, entries
     # ...and between two of them: no slice ran while it was computed.
     assert len(before) + len(after) == len(entries["slices"]), entries
+
+
+HELD = """() => performance.getEntriesByName("engine:warm:held")
+  .map((e) => [e.startTime, e.startTime + e.duration])"""
+
+
+def test_a_file_opened_holds_the_warm_up_until_the_box_is_drawn(
+    fresh_app: Any, tmp_path: Any
+) -> None:
+    app = fresh_app  # opened at once, before or while the warm-up runs (it waits 1 s first)
+    document = tmp_path / "notes.txt"
+    text = "A line of a document the box lays out before the warm-up goes on.\n" * 2_000
+    document.write_text(text, encoding="utf-8")
+    app.get_by_test_id("open-file").set_input_files(str(document))
+    expect(app.get_by_test_id("text-input")).to_have_value(text, timeout=WAIT_MS)
+    held_made = app.workers[0].evaluate(ENTRY_MADE, "engine:warm:held")
+    entries = warm_entries(app, "done")
+    held = app.workers[0].evaluate(HELD)
+    assert held_made and len(held) == 1, held
+    hold_began, hold_ended = held[0]
+    # The hold came before the warm-up was over, and it went on after the hold ended...
+    assert entries["done"][0] > hold_ended, (held, entries)
+    assert any(s[0] >= hold_ended for s in entries["slices"]), (held, entries)
+    # ...and no slice began while the box laid the file out and drew it.
+    assert not [s for s in entries["slices"] if hold_began <= s[0] < hold_ended], (held, entries)

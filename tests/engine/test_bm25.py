@@ -124,11 +124,12 @@ def test_a_question_few_chunks_answer_is_ranked_from_those_chunks_alone() -> Non
     index = ChunkIndex(term_index(text), spans, {"rare", "common"})
     ranking = index.ranking(["rare"])
     # An inverted index: the three chunks holding the term, never a list of 2,000.
-    assert index.pairs(["rare"]) == 3
+    assert index.pairs(["rare"]) == 3 * bm25.SPARSE_STEPS
     assert ranking.full is None and sorted(ranking.found or {}) == [5, 705, 1405]
     assert ranking.top(5) == [5, 705, 1405] and ranking.rank_of(700, 710) == 2
-    # A question that most chunks answer is scored over every chunk at once.
-    assert index.pairs(["rare", "common"]) == 2000
+    # A question that most chunks answer is scored over every chunk at once: its cost
+    # is "rare"'s 3 chunks, "common"'s weights over all 2,000, and the ranking's passes.
+    assert index.pairs(["rare", "common"]) == 3 + (1 + bm25.RANK_PASSES) * 2000
     assert index.ranking(["rare", "common"]).full is not None
 
 
@@ -149,6 +150,27 @@ def test_the_retrieval_check_is_skipped_naming_its_limit_before_scoring(
     report = check_evidence(text, params, jsonl=lines, top_k=2)
     assert report.retrieval.recall_at_k is None
     assert report.retrieval.skipped == (
-        "the retrieval check would score 597 (question, chunk) pairs for 3 questions over"
+        "the retrieval check would take 3,819 (term, chunk) steps for 3 questions over"
         " 199 chunks, over its 100 limit: raise the size, or check fewer questions at a time"
     )
+
+
+def test_the_retrieval_check_is_skipped_past_its_chunk_limit_before_indexing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pyapp.core import evidence_report
+    from pyapp.core.evidence_report import check_evidence
+
+    text = "alpha beta gamma delta epsilon " * 10
+    lines = json.dumps({"id": 1, "start": 0, "end": 5, "question": "alpha?"})
+    monkeypatch.setattr(evidence_report, "MAX_RETRIEVAL_CHUNKS", 49)
+    monkeypatch.setattr(evidence_report, "ChunkIndex", None)  # indexing would fail
+    report = check_evidence(
+        text, parse_params(unit="word", size=1, overlap=0), jsonl=lines, top_k=2
+    )
+    assert report.retrieval.recall_at_k is None
+    assert report.retrieval.skipped == (
+        "the retrieval check indexes every chunk, and this setting has 50 chunks, over its"
+        " 49 limit: raise the size"
+    )
+    assert report.items[0].status == "whole"  # coverage is still computed

@@ -11,12 +11,20 @@ from itertools import starmap
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pyapp.core.dense import DIMENSION, normalize, text_key
 from pyapp.core.evidence_export import document
 from pyapp.core.evidence_report import Vectors, check_evidence, dense_texts
 from pyapp.core.params import parse_params
-from pyapp.core.range_metrics import precision_omega, question_scores, range_metrics, union
+from pyapp.core.range_metrics import (
+    _InOrder,
+    precision_omega,
+    question_scores,
+    range_metrics,
+    union,
+)
 from pyapp.errors import InputError
 
 # Size 10, overlap 4 (stride 6) over 30 code points.
@@ -151,3 +159,42 @@ def test_a_dense_check_without_its_embeddings_is_refused() -> None:
     partial = Vectors({text_key("q1"): _basis(0)})
     with pytest.raises(InputError, match="not given"):
         check_evidence(TEXT, PARAMS, jsonl=LINES, top_k=2, retriever="both", vectors=partial)
+
+
+@st.composite
+def chunks_in_order(draw: st.DrawFn) -> list[tuple[int, int]]:
+    """Spans whose starts and ends never decrease, as a chunking's are (empty ones,
+    repeats, gaps and overlaps included)."""
+    out: list[tuple[int, int]] = []
+    start = end = 0
+    for _ in range(draw(st.integers(0, 12))):
+        start += draw(st.integers(0, 6))
+        end = max(end, start) + draw(st.integers(0, 8))
+        out.append((start, end))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    chunks=chunks_in_order(),
+    evidence=st.lists(
+        st.tuples(st.integers(0, 90), st.integers(1, 12)).map(lambda p: (p[0], p[0] + p[1])),
+        min_size=1,
+        max_size=4,
+    ),
+)
+def test_precision_omega_by_bisection_equals_the_scan_of_every_chunk(
+    chunks: list[tuple[int, int]], evidence: list[tuple[int, int]]
+) -> None:
+    in_order = _InOrder.of(chunks)
+    assert in_order is not None
+    assert precision_omega(evidence, chunks, in_order) == precision_omega(evidence, chunks)
+    assert range_metrics(["q"], [evidence], [chunks[:1]], chunks).omegas == (
+        precision_omega(evidence, chunks),
+    )
+
+
+def test_chunks_out_of_order_are_scanned_whole() -> None:
+    chunks = [(10, 20), (0, 5), (3, 30)]
+    assert _InOrder.of(chunks) is None
+    assert precision_omega([(4, 11)], chunks) == Fraction(7, 30)
