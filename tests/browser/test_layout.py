@@ -98,7 +98,8 @@ FIND_FAULTS = """async (y) => {
     range.selectNodeContents(node);
     for (const line of range.getClientRects()) {
       const r = inScrollBoxes(line, owner);
-      if (r === null || tiny(r) || r.bottom <= 0 || r.top >= H || r.right <= 0 || r.left >= W) continue;
+      if (r === null || tiny(r)) continue;
+      if (r.bottom <= 0 || r.top >= H || r.right <= 0 || r.left >= W) continue;
       pieces.push({ owner, r, text: node.data.trim().slice(0, 30) });
     }
   }
