@@ -256,28 +256,37 @@ class Sizing:
             self.stored_tokens_actual,
             "the sum of the real chunk lengths: the last chunk of a document is often short",
         )
+        self._put_inflation(out)
+        put("limit_inflation", "C / (C - O)", f"{c} / {s}", self.limit_inflation)
+        self._put_vector_bytes(out)
+        return out.to_json()
+
+    def _put_inflation(self, out: Derivation) -> None:
+        """The two inflation lines, the same whether the stored tokens were counted or
+        given by the formula."""
         corpus = show(self.corpus_tokens)
-        put(
+        out.add(
             "inflation_nominal",
             "nominal stored / (documents * D)",
             f"{show(self.stored_tokens_nominal)} / {corpus}",
             self.inflation_nominal,
         )
-        put(
+        out.add(
             "inflation_actual",
             "actual stored / (documents * D)",
             f"{show(self.stored_tokens_actual)} / {corpus}",
             self.inflation_actual,
         )
-        put("limit_inflation", "C / (C - O)", f"{c} / {s}", self.limit_inflation)
+
+    def _put_vector_bytes(self, out: Derivation) -> None:
+        """The vector store's size line, when a dimension is given."""
         if self.dim is not None:
-            put(
+            out.add(
                 "vector_bytes",
                 "entries * dim * bytes per value",
-                f"{e} * {self.dim} * {show(self.bytes_per_value)}",
+                f"{self.index_entries} * {self.dim} * {show(self.bytes_per_value)}",
                 self.vector_bytes,
             )
-        return out.to_json()
 
     def _measured_derivation(self) -> dict[str, dict[str, Any]]:
         """The figures a real chunking gives: counted, not the closed form."""
@@ -316,26 +325,8 @@ class Sizing:
             self.stored_tokens_actual,
             counted,
         )
-        corpus = show(self.corpus_tokens)
-        put(
-            "inflation_nominal",
-            "nominal stored / (documents * D)",
-            f"{show(self.stored_tokens_nominal)} / {corpus}",
-            self.inflation_nominal,
-        )
-        put(
-            "inflation_actual",
-            "actual stored / (documents * D)",
-            f"{show(self.stored_tokens_actual)} / {corpus}",
-            self.inflation_actual,
-        )
-        if self.dim is not None:
-            put(
-                "vector_bytes",
-                "entries * dim * bytes per value",
-                f"{e} * {self.dim} * {show(self.bytes_per_value)}",
-                self.vector_bytes,
-            )
+        self._put_inflation(out)
+        self._put_vector_bytes(out)
         return out.to_json()
 
     def _stride_note(self) -> str | None:
