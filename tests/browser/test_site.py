@@ -483,8 +483,8 @@ def test_a_keystroke_is_one_view_call_that_brings_the_text_view_and_drops_older_
     app: Any,
 ) -> None:
     """The figures, the cards and the text view's pages of a keystroke come in one call;
-    its checks follow in the background; a keystroke made meanwhile drops what is
-    pending of the one before (never shown)."""
+    its checks follow in the background; after a keystroke made meanwhile, the screen
+    shows the newer one and its checks are the ones asked last."""
     page = app
     line = "Chunk the text. " * 40 + "\n"
     text = line * 200  # over the text view's whole-text size: drawn by pages
@@ -510,12 +510,17 @@ def test_a_keystroke_is_one_view_call_that_brings_the_text_view_and_drops_older_
     assert posted.count("view") == 1 and "segments" not in posted, posted
     assert posted.index("checks") > posted.index("view"), posted
 
-    # Two keystrokes in quick succession: what the first left pending (its view, or
-    # the checks that follow it) is dropped, and the screen shows the second.
+    # Two keystrokes in quick succession: the screen shows the second, and the checks
+    # asked last are the second view's. Whether anything of the first was still
+    # pending to drop depends on the machine's speed (on a busy one the second edit
+    # waits for the first view and goes with it, so nothing is posted to drop); the
+    # drop itself is proven without timing in tests/test_newest_call_wins.py.
     page.evaluate(RECORD_POSTS)
     page.keyboard.type("yz", delay=30)
     expect(chars).to_have_attribute("data-value", str(len(text) + 3), timeout=60_000)
     expect(view).to_contain_text("Chunkxyz the text.")
     expect(summary).not_to_have_attribute("data-state", "checking", timeout=60_000)
     posted = page.evaluate("() => window.__posted")
-    assert "drop" in posted and "segments" not in posted, posted
+    assert "segments" not in posted, posted
+    last_view = len(posted) - 1 - posted[::-1].index("view")
+    assert "checks" in posted[last_view:], posted
