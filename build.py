@@ -1165,6 +1165,7 @@ def run_both_halves(pytest: list[str], env: dict[str, str]) -> list[str]:
     mostly wait, so together they take about as long as the longer browser part. The
     background parts' output follows when all are done. Returns the parts that failed."""
     others = [f"--ignore={path}" for path in BROWSER_FIRST]
+    env = {**env, "PYAPP_SITE_BUILT": "1"}  # built just before: neither part builds again
     background = {
         "pytest (engine, CLI, build)": [*pytest, "--ignore=tests/browser"],
         "pytest tests/browser (first part)": [*pytest, *BROWSER_FIRST],

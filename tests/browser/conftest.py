@@ -61,7 +61,11 @@ _outcome = pytest.StashKey[pytest.TestReport]()
 
 @pytest.fixture(scope="session")
 def built_site() -> Path:
-    """dist/, rebuilt if any input changed (a no-op when it is up to date)."""
+    """dist/, rebuilt if any input changed (a no-op when it is up to date). Under
+    ``python build.py test``, which has just built it and runs the browser tests as two
+    processes at once, it is not built again (two builds at once would race)."""
+    if os.environ.get("PYAPP_SITE_BUILT") == "1":
+        return DIST
     done = subprocess.run(
         [sys.executable, str(ROOT / "build.py")], capture_output=True, text=True, cwd=ROOT
     )
