@@ -114,6 +114,23 @@ def test_the_split_equals_the_match_by_match_scan(name: str, text: str) -> None:
     assert pretokenizer(name).split(text) == list(pieces(name, text))
 
 
+_BMP = "".join(chr(c) for c in range(0x10000) if not 0xD800 <= c < 0xE000)
+
+
+@pytest.mark.parametrize("name", BPE)
+def test_the_pattern_over_code_points_splits_every_bmp_character_as_the_atoms_do(
+    name: str,
+) -> None:
+    """A text with nothing past U+FFFF is matched as it is, by classes written as
+    the table's code point ranges; ``pieces`` matches the atom codes. Every BMP
+    code point in order, reversed, and each one between a letter and a combining
+    mark before a space (so each class meets letters, marks and spaces around it)."""
+    split = pretokenizer(name).split
+    contexts = "".join(f"a{char}\u0301 " for char in _BMP)
+    for text in (_BMP, _BMP[::-1], contexts):
+        assert split(text) == list(pieces(name, text))
+
+
 def _unreached(name: str, count: int) -> list[str]:
     """Tokens of two characters or more outside ASCII that the merge of their own
     bytes does not reach (tiktoken still gives such a token for a whole piece)."""

@@ -10,7 +10,11 @@ at the table, so the pieces are the same under any Python's Unicode version. An
 ASCII character stands for itself (the classes list it beside its atom's code, a
 Latin-1 character), so a match holding only ASCII *is* the piece: ASCII text
 is matched as it is, and only the pieces with another character are cut from the
-text.
+text. A text with no character past U+FFFF (most real text, CJK included) skips the
+translation: the same pattern, its classes written as the table's code point
+ranges below U+10000, matches the text itself (``re`` tests such a class with one
+bitmap lookup; ranges past U+FFFF it would test one by one, so a text with an emoji
+is translated).
 
 Python's ``re`` is a backtracking engine with ordered alternation, as
 fancy-regex is, and supports the possessive quantifiers cl100k_base uses; ``$``
@@ -47,6 +51,11 @@ PATTERN_NAMES: Final = ("o200k_base", "cl100k_base", "llama3", "qwen2", "tekken"
 #: the text (the others are the matches themselves).
 _CUT_ALL_SHARE: Final = 0.125
 
+#: The first code point past the Basic Multilingual Plane.
+_ASTRAL: Final = 0x10000
+#: Finds a character past U+FFFF (such a text is matched over atom codes).
+_HAS_ASTRAL: Final = re.compile("[\U00010000-\U0010ffff]")
+
 
 class _Atoms:
     """Character classes over atom codes, built from the table."""
@@ -79,6 +88,28 @@ class _Atoms:
             return "(?!)"  # no atom: matches nothing
         return "[" + "".join(chosen) + "]"
 
+    def where_bmp(self, test: Callable[[Callable[[str], bool]], bool]) -> str:
+        """The same class as :meth:`where`, over the code points themselves: the
+        ranges below U+10000 of the atoms for which ``test(has)`` holds (the pattern
+        for texts with no character past U+FFFF, matched as they are)."""
+        classes = self.classes
+        chosen = {
+            atom
+            for atom in range(len(classes.atoms))
+            if test(functools.partial(classes.holds, atom))
+        }
+        bounds = [*self._starts, _ASTRAL]
+        ranges: list[str] = []
+        for k, value in enumerate(classes.values):
+            lo, hi = bounds[k], min(bounds[k + 1], _ASTRAL) - 1
+            if lo > hi:
+                break
+            if value in chosen:
+                ranges.append(f"\\u{lo:04x}-\\u{hi:04x}" if hi > lo else f"\\u{lo:04x}")
+        if not ranges:
+            return "(?!)"
+        return "[" + "".join(ranges) + "]"
+
     def to_codes(self, text: str) -> str:
         """``text`` with each code point outside ASCII replaced by its atom's code."""
         table = self._translation
@@ -95,15 +126,19 @@ def _atoms() -> _Atoms:
     return _Atoms()
 
 
-def _contraction(a: _Atoms, *, tiktoken_style: bool) -> str:
+#: A character class builder: :meth:`_Atoms.where` or :meth:`_Atoms.where_bmp`.
+Where = Callable[[Callable[[Callable[[str], bool]], bool]], str]
+
+
+def _contraction(where: Where, *, tiktoken_style: bool) -> str:
     """``'(?i:[sdmt]|ll|ve|re)`` (cl100k) or ``(?i:'s|'t|'re|'ve|'m|'ll|'d)`` (the rest)."""
 
     def fold(x: str) -> str:
-        return a.where(lambda has: has(f"fold_{x}"))
+        return where(lambda has: has(f"fold_{x}"))
 
-    apos = a.where(lambda has: has("apos"))
+    apos = where(lambda has: has("apos"))
     if tiktoken_style:
-        sdmt = a.where(lambda has: any(has(f"fold_{x}") for x in "sdmt"))
+        sdmt = where(lambda has: any(has(f"fold_{x}") for x in "sdmt"))
         return (
             f"{apos}(?:{sdmt}|{fold('l')}{fold('l')}|{fold('v')}{fold('e')}|{fold('r')}{fold('e')})"
         )
@@ -113,22 +148,25 @@ def _contraction(a: _Atoms, *, tiktoken_style: bool) -> str:
     )
 
 
-def _pattern(name: str) -> str:
+def _pattern(name: str, *, bmp: bool = False) -> str:
+    """``name``'s pattern over atom codes, or (``bmp``) over the code points of a
+    text with none past U+FFFF."""
     a = _atoms()
-    s = a.where(lambda has: has("S"))
-    not_s = a.where(lambda has: not has("S"))
-    nl = a.where(lambda has: has("nl"))
-    nl_slash = a.where(lambda has: has("nl") or has("slash"))
-    space = a.where(lambda has: has("space"))
-    letter = a.where(lambda has: has("L"))
-    number = a.where(lambda has: has("N"))
-    up = a.where(lambda has: has("UP"))
-    lo = a.where(lambda has: has("LO"))
-    lead = a.where(lambda has: not (has("nl") or has("L") or has("N")))  # [^\r\n\p{L}\p{N}]
-    other = a.where(lambda has: not (has("S") or has("L") or has("N")))  # [^\s\p{L}\p{N}]
+    where = a.where_bmp if bmp else a.where
+    s = where(lambda has: has("S"))
+    not_s = where(lambda has: not has("S"))
+    nl = where(lambda has: has("nl"))
+    nl_slash = where(lambda has: has("nl") or has("slash"))
+    space = where(lambda has: has("space"))
+    letter = where(lambda has: has("L"))
+    number = where(lambda has: has("N"))
+    up = where(lambda has: has("UP"))
+    lo = where(lambda has: has("LO"))
+    lead = where(lambda has: not (has("nl") or has("L") or has("N")))  # [^\r\n\p{L}\p{N}]
+    other = where(lambda has: not (has("S") or has("L") or has("N")))  # [^\s\p{L}\p{N}]
     if name == "cl100k_base":
         alternatives = [
-            _contraction(a, tiktoken_style=True),
+            _contraction(where, tiktoken_style=True),
             f"{lead}?+{letter}++",
             f"{number}{{1,3}}+",
             f"{space}?{other}++{nl}*+",
@@ -138,7 +176,7 @@ def _pattern(name: str) -> str:
             f"{s}",
         ]
     elif name in ("o200k_base", "tekken"):
-        tail = f"(?:{_contraction(a, tiktoken_style=False)})?" if name == "o200k_base" else ""
+        tail = f"(?:{_contraction(where, tiktoken_style=False)})?" if name == "o200k_base" else ""
         digits = "{1,3}" if name == "o200k_base" else ""
         alternatives = [
             f"{lead}?{up}*{lo}+{tail}",
@@ -151,7 +189,7 @@ def _pattern(name: str) -> str:
         ]
     elif name in ("llama3", "qwen2"):
         alternatives = [
-            _contraction(a, tiktoken_style=False),
+            _contraction(where, tiktoken_style=False),
             f"{lead}?{letter}+",
             f"{number}{{1,3}}" if name == "llama3" else number,
             f"{space}?{other}+{nl}*",
@@ -207,6 +245,7 @@ class Pretokenizer:
         self.name = name
         self._atoms = _atoms()
         self._regex = re.compile(_pattern(name))
+        self._bmp_regex = re.compile(_pattern(name, bmp=True))
 
     def ends(self, text: str) -> Iterator[int]:
         """The end offset of every piece, in order (pieces cover the text: each
@@ -221,6 +260,8 @@ class Pretokenizer:
         the other pieces cut from the text by their running lengths."""
         if text.isascii():
             return self._regex.findall(text)
+        if _HAS_ASTRAL.search(text) is None:
+            return self._bmp_regex.findall(text)
         found = self._regex.findall(self._atoms.to_codes(text))
         ends = list(accumulate(map(len, found)))
         sample = found[::16]
