@@ -56,11 +56,12 @@ True
 
 from __future__ import annotations
 
+import gc
 import heapq
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from itertools import accumulate, chain, compress, islice, repeat
-from operator import is_not, not_, or_, sub
+from operator import is_not, not_, sub
 from typing import TYPE_CHECKING, Final, cast
 
 if TYPE_CHECKING:
@@ -258,21 +259,27 @@ def _ids(data: bytes, bounds: Bounds, ranks: dict[bytes, int]) -> list[int]:
     return list(map(ranks.__getitem__, map(data.__getitem__, map(slice, bounds, bounds[1:]))))
 
 
-class _ByteOf(dict[int, int]):
-    """``str.translate`` table: each code point to the code of one of its UTF-8
-    bytes (the first, or the last), found when first met."""
+class _Flag(dict[int, int]):
+    """``str.translate`` table: each code point to 1 when ``test`` holds for its
+    character, else 0, found when first met."""
 
-    def __init__(self, index: int) -> None:
+    def __init__(self, test: Callable[[str], bool]) -> None:
         super().__init__()
-        self._index = index
+        self._test = test
 
     def __missing__(self, code: int) -> int:
-        got = self[code] = chr(code).encode("utf-8", "surrogatepass")[self._index]
+        got = self[code] = 1 if self._test(chr(code)) else 0
         return got
+
+
+def _utf8(char: str) -> bytes:
+    return char.encode("utf-8", "surrogatepass")
 
 
 #: The bytes a UTF-8 character continues with.
 _CONTINUATION: Final = bytes(range(0x80, 0xC0))
+#: ``bytes.translate`` table: 0 to 1, anything else to 0.
+_NOT: Final = bytes([1]) + bytes(255)
 
 
 class Junctions:
@@ -283,12 +290,12 @@ class Junctions:
     of ``b`` (it ends before ``b``'s last byte); or the end of ``a`` (it begins with
     continuation bytes) and then ``b`` whole, or the start of ``b``. From every
     token that can lie in valid UTF-8 this keeps, respectively: each pair of whole
-    characters side by side (:attr:`pairs`; every ASCII pair is added, so ASCII text
-    is never cut); the last whole character and the first byte after it
-    (:attr:`whole_then_byte`); the last leading byte and the first whole character
-    (:attr:`byte_then_whole`); the last leading byte when no whole character
-    follows (:attr:`byte_then_part`). A junction that none of these can name is a
-    place no token spans.
+    characters side by side (:attr:`pairs`, as two-character strings; every ASCII
+    pair is added, so ASCII text is never cut); the last whole character and the
+    first byte after it (:attr:`whole_then_byte`); the last leading byte and the
+    first whole character (:attr:`byte_then_whole`); the last leading byte when no
+    whole character follows (:attr:`byte_then_part`). A junction that none of these
+    can name is a place no token spans.
 
     >>> ranks = {b"a": 0, b"b": 1, "中".encode(): 2, "文".encode(): 3, "中文".encode(): 4}
     >>> Junctions(ranks).sides(["中文中ab中", "文"])
@@ -297,7 +304,7 @@ class Junctions:
 
     def __init__(self, ranks: dict[bytes, int]) -> None:
         ascii_chars = [chr(code) for code in range(128)]
-        pairs = {(a, b) for a in ascii_chars for b in ascii_chars}
+        pairs = {a + b for a in ascii_chars for b in ascii_chars}
         whole_then_byte: set[tuple[str, str]] = set()
         byte_then_whole: set[tuple[str, str]] = set()
         byte_then_part: set[str] = set()
@@ -319,7 +326,7 @@ class Junctions:
                 except UnicodeDecodeError:
                     continue
             if whole:
-                pairs.update(zip(whole, whole[1:], strict=False))
+                pairs.update(map(str.__add__, whole, whole[1:]))
                 if lead:
                     byte_then_whole.add((chr(token[lead - 1]), whole[0]))
                 if tail:
@@ -330,37 +337,52 @@ class Junctions:
         self.whole_then_byte = whole_then_byte
         self.byte_then_whole = byte_then_whole
         self.byte_then_part = byte_then_part
-        self._first = _ByteOf(0)
-        self._last = _ByteOf(-1)
+        # Characters that the last three kinds may hold to their right neighbour
+        # (whole before a byte, or a last byte before anything), and to their left
+        # (whole after a byte): only junctions by such a character are looked at
+        # one by one, in Python.
+        before = {whole for whole, _ in whole_then_byte}
+        after = {whole for _, whole in byte_then_whole}
+        self._left = _Flag(lambda char: char in before or chr(_utf8(char)[-1]) in byte_then_part)
+        self._right = _Flag(after.__contains__)
+
+    def held(self, a: str, b: str) -> bool:
+        """Whether a token may cross from the character ``a`` to ``b``."""
+        if a + b in self.pairs:
+            return True
+        last = chr(_utf8(a)[-1])
+        return (
+            (a, chr(_utf8(b)[0])) in self.whole_then_byte
+            or (last, b) in self.byte_then_whole
+            or last in self.byte_then_part
+        )
 
     def sides(self, pieces: list[str]) -> tuple[list[str], list[int]]:
         """The pieces cut at every junction no token spans: the sides of all of
         them, in order, and where each piece's sides begin (and, last, how many
-        sides there are). In C loops over the pieces joined."""
+        sides there are). In C loops over the pieces joined: each junction's pair
+        is looked up once; the few junctions by a character of the other kinds are
+        decided one by one."""
         text = "".join(pieces)
-        if not text:
+        n = len(text)
+        if not n:
             return [], [0] * (len(pieces) + 1)
         rest = text[1:]
-        first = text.translate(self._first)[1:]  # of the character after each junction
-        last = text.translate(self._last)  # of the character before it
-        held = map(
-            or_,
-            map(
-                or_,
-                map(self.pairs.__contains__, zip(text, rest, strict=False)),
-                map(self.whole_then_byte.__contains__, zip(text, first, strict=False)),
-            ),
-            map(
-                or_,
-                map(self.byte_then_whole.__contains__, zip(last, rest, strict=False)),
-                map(self.byte_then_part.__contains__, last),
-            ),
-        )
-        cut = list(map(not_, held))  # cut[k]: before text[k + 1]
+        held = bytearray(map(self.pairs.__contains__, map(str.__add__, text, rest)))
+        # held[k]: the junction before text[k + 1]. Those by a character of the
+        # other kinds that no pair holds, as the bits of one integer.
+        flagged = int.from_bytes(text[:-1].translate(self._left).encode("latin-1"), "big")
+        flagged |= int.from_bytes(rest.translate(self._right).encode("latin-1"), "big")
+        flagged &= ~int.from_bytes(held, "big")
+        if flagged:
+            check = self.held
+            for k in compress(range(n - 1), flagged.to_bytes(n - 1, "big")):
+                if check(text[k], text[k + 1]):
+                    held[k] = 1
         ends = list(accumulate(map(len, pieces)))
         for end in ends[:-1]:
-            cut[end - 1] = True  # every piece ends a side
-        edges = [0, *compress(range(1, len(text)), cut), len(text)]
+            held[end - 1] = 0  # every piece ends a side
+        edges = [0, *compress(range(1, n), held.translate(_NOT)), n]
         sides = list(map(text.__getitem__, map(slice, edges, edges[1:])))
         begins = [0, *map(bisect_left, repeat(edges), ends)]
         begins[-1] = len(sides)
@@ -429,12 +451,16 @@ class PureEncoder:
         new_sides = [(side, ids) for side, ids in table.items() if len(side) <= _MEMO_PIECE_MAX]
         memo.update(islice(new_sides, max(0, _MEMO_MAX - len(memo))))
         table.update((side, memo[side]) for side in known.difference(table))
-        get = table.__getitem__
-        for piece, start, end in zip(others, begins, begins[1:], strict=False):
-            if end - start == 1:
-                fresh[piece] = get(sides[start])
-            else:
-                fresh[piece] = list(chain.from_iterable(map(get, sides[start:end])))
+        # Each piece's ids, in C loops: a piece of one side takes that side's list,
+        # the others the concatenation of their sides'.
+        side_ids = list(map(table.__getitem__, sides))
+        one = list(map((1).__eq__, map(sub, begins[1:], begins)))
+        firsts = map(side_ids.__getitem__, islice(begins, len(others)))  # compress reads ahead
+        fresh.update(zip(compress(others, one), compress(firsts, one), strict=True))
+        many = list(map(not_, one))
+        spans = map(slice, compress(begins, many), compress(begins[1:], many))
+        joined = map(list, map(chain.from_iterable, map(side_ids.__getitem__, spans)))
+        fresh.update(zip(compress(others, many), joined, strict=True))
         return fresh
 
     def _ids_of(self, pieces: set[str]) -> tuple[list[str], dict[str, list[int]]]:
@@ -449,7 +475,24 @@ class PureEncoder:
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Looks every piece up in the memo (in C loops); merges each piece it does
-        not hold once, however often it occurs."""
+        not hold once, however often it occurs.
+
+        The cyclic garbage collector is paused meanwhile: a megabyte makes some
+        hundred thousand lists (the memos' ids, the pieces) that all outlive the
+        encode and none of which can be part of a cycle, so every collection it
+        would run traverses them for nothing (about a tenth of the encode's time
+        in a process holding other libraries). Refcounting still frees at once
+        everything the encode drops."""
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            return self._encode(text)
+        finally:
+            if paused:
+                gc.enable()
+
+    def _encode(self, text: str) -> list[int]:
         pieces = self._pretokenizer.split(text)
         memo = self._memo
         unique = set(pieces)
