@@ -259,16 +259,16 @@ def _ids(data: bytes, bounds: Bounds, ranks: dict[bytes, int]) -> list[int]:
     return list(map(ranks.__getitem__, map(data.__getitem__, map(slice, bounds, bounds[1:]))))
 
 
-class _Flag(dict[int, int]):
-    """``str.translate`` table: each code point to 1 when ``test`` holds for its
-    character, else 0, found when first met."""
+class _Kinds(dict[int, int]):
+    """``str.translate`` table: each code point to ``kinds(its character)`` (a small
+    number), found when first met."""
 
-    def __init__(self, test: Callable[[str], bool]) -> None:
+    def __init__(self, kinds: Callable[[str], int]) -> None:
         super().__init__()
-        self._test = test
+        self._kinds = kinds
 
     def __missing__(self, code: int) -> int:
-        got = self[code] = 1 if self._test(chr(code)) else 0
+        got = self[code] = self._kinds(chr(code))
         return got
 
 
@@ -337,14 +337,20 @@ class Junctions:
         self.whole_then_byte = whole_then_byte
         self.byte_then_whole = byte_then_whole
         self.byte_then_part = byte_then_part
-        # Characters that the last three kinds may hold to their right neighbour
-        # (whole before a byte, or a last byte before anything), and to their left
-        # (whole after a byte): only junctions by such a character are looked at
-        # one by one, in Python.
+        # What the last three kinds say of a character, as bits: 1, its last byte
+        # begins a token that ends in the next character's first bytes (the
+        # junction after it is held, whatever follows); 2, it is whole before a
+        # byte in a token; 4, it is whole after a byte in a token (2 and 4: the
+        # junction after, or before, it is decided by :meth:`held`, in Python).
         before = {whole for whole, _ in whole_then_byte}
         after = {whole for _, whole in byte_then_whole}
-        self._left = _Flag(lambda char: char in before or chr(_utf8(char)[-1]) in byte_then_part)
-        self._right = _Flag(after.__contains__)
+        self._kinds = _Kinds(
+            lambda char: (
+                (chr(_utf8(char)[-1]) in byte_then_part)
+                | (char in before) << 1
+                | (char in after) << 2
+            )
+        )
 
     def held(self, a: str, b: str) -> bool:
         """Whether a token may cross from the character ``a`` to ``b``."""
@@ -368,12 +374,15 @@ class Junctions:
         if not n:
             return [], [0] * (len(pieces) + 1)
         rest = text[1:]
-        held = bytearray(map(self.pairs.__contains__, map(str.__add__, text, rest)))
-        # held[k]: the junction before text[k + 1]. Those by a character of the
-        # other kinds that no pair holds, as the bits of one integer.
-        flagged = int.from_bytes(text[:-1].translate(self._left).encode("latin-1"), "big")
-        flagged |= int.from_bytes(rest.translate(self._right).encode("latin-1"), "big")
-        flagged &= ~int.from_bytes(held, "big")
+        # Byte k of each: the junction before text[k + 1]; as integers, each byte 0
+        # or 1, so that the kinds combine in a few big-integer operations.
+        by_pair = bytes(map(self.pairs.__contains__, map(str.__add__, text, rest)))
+        kinds = text.translate(self._kinds).encode("latin-1")
+        left, right = int.from_bytes(kinds[:-1], "big"), int.from_bytes(kinds[1:], "big")
+        ones = int.from_bytes(b"\x01" * (n - 1), "big")
+        held_bits = int.from_bytes(by_pair, "big") | (left & ones)
+        flagged = ((left >> 1) | (right >> 2)) & ones & ~held_bits
+        held = bytearray(held_bits.to_bytes(n - 1, "big"))
         if flagged:
             check = self.held
             for k in compress(range(n - 1), flagged.to_bytes(n - 1, "big")):
