@@ -60,7 +60,7 @@ import gc
 import heapq
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
-from itertools import accumulate, chain, compress, islice, repeat
+from itertools import accumulate, chain, compress, count, islice, repeat
 from operator import is_not, not_, sub
 from typing import TYPE_CHECKING, Final, cast
 
@@ -95,8 +95,8 @@ Bounds = list[int]
 def heap_bounds(piece: bytes, rget: Callable[[bytes], int | None]) -> Bounds:
     """Where the tokens of ``P(piece)`` begin, and ``len(piece)`` last."""
     n = len(piece)
-    if n < 2:
-        return [0, n] if n else [0]
+    if n < 4:
+        return _short_bounds(piece, n, rget)
     # Parts form a linked list keyed by their start byte: nxt[i] is where the part
     # starting at i ends (the next part's start), prv[i] the previous part's start.
     nxt = list(range(1, n + 1))
@@ -136,6 +136,23 @@ def heap_bounds(piece: bytes, rget: Callable[[bytes], int | None]) -> Bounds:
         i = nxt[i]
         out.append(i)
     return out
+
+
+def _short_bounds(piece: bytes, n: int, rget: Callable[[bytes], int | None]) -> Bounds:
+    """:func:`heap_bounds` of fewer than four bytes, written out (most sides of a CJK
+    text are one character of three bytes)."""
+    if n < 2:
+        return [0, n] if n else [0]
+    if n == 2:
+        return [0, 2] if rget(piece) is not None else [0, 1, 2]
+    left, right = rget(piece[:2]), rget(piece[1:])
+    if left is None and right is None:
+        return [0, 1, 2, 3]
+    if rget(piece) is not None:
+        return [0, 3]  # either pair merges first, then the two parts make the whole
+    if right is None or (left is not None and left <= right):  # leftmost on ties
+        return [0, 2, 3]
+    return [0, 1, 3]
 
 
 def heap_merge(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
@@ -411,6 +428,18 @@ def junctions(ranks: dict[bytes, int]) -> Junctions:
     return held[1]
 
 
+def _remember(memo: dict[str, list[int]], fresh: dict[str, list[int]]) -> bool:
+    """Adds ``fresh`` to ``memo``, as far as its bounds allow (pieces up to
+    :data:`_MEMO_PIECE_MAX` characters, :data:`_MEMO_MAX` of them); True if all."""
+    if len(memo) + len(fresh) <= _MEMO_MAX and max(map(len, fresh), default=0) <= _MEMO_PIECE_MAX:
+        memo.update(fresh)  # the usual case, in one C call
+        return True
+    kept = [(p, ids) for p, ids in fresh.items() if len(p) <= _MEMO_PIECE_MAX]
+    room = _MEMO_MAX - len(memo)
+    memo.update(islice(kept, max(0, room)))
+    return len(kept) == len(fresh) and len(kept) <= room
+
+
 class PureEncoder:
     """Ordinary-text encoding (special tokens are plain text) without C extensions.
 
@@ -426,12 +455,6 @@ class PureEncoder:
         self._sides: dict[str, list[int]] = {}
         self._merger = Merger(ranks)
 
-    def _piece_ids(self, piece: str) -> list[int]:
-        """A piece's ids, as tiktoken gives them: the piece's own token if it is
-        one (even one the merge would not reach), else the merge."""
-        rank = self._ranks.get(piece.encode("utf-8"))
-        return [rank] if rank is not None else self._merge(piece)
-
     def _merge(self, text: str) -> list[int]:
         """``P(text)``: the merge of its bytes."""
         data = text.encode("utf-8")
@@ -443,11 +466,13 @@ class PureEncoder:
         """The ids of pieces the memo does not hold: a piece that is one token in C
         loops, an ASCII or a long one merged whole, the others from their sides
         (:class:`Junctions`), each side merged once (and remembered)."""
-        listed, fresh = self._ids_of(missing)
+        listed, fresh = self._ids_of(missing)  # listed: the pieces that are no token
         # ASCII, and pieces long enough for the block merge (a megabyte of one emoji).
-        plain = [piece.isascii() or len(piece) >= LONG_PIECE for piece in listed]
-        for piece in compress(listed, plain):
-            fresh[piece] = self._piece_ids(piece)
+        plain = list(map(str.isascii, listed))
+        for k in compress(count(), map(LONG_PIECE.__le__, map(len, listed))):
+            plain[k] = True
+        merge = self._merge
+        fresh.update(zip(compress(listed, plain), map(merge, compress(listed, plain)), strict=True))
         others = list(compress(listed, map(not_, plain)))
         if not others:
             return fresh
@@ -456,9 +481,9 @@ class PureEncoder:
         # that is a token the merge does not reach, as llama3's "ーション", is several).
         memo = self._sides
         known = set(sides)
-        table = {side: self._merge(side) for side in known.difference(memo)}
-        new_sides = [(side, ids) for side, ids in table.items() if len(side) <= _MEMO_PIECE_MAX]
-        memo.update(islice(new_sides, max(0, _MEMO_MAX - len(memo))))
+        unseen = list(known.difference(memo))
+        table = dict(zip(unseen, map(merge, unseen), strict=True))
+        _remember(memo, table)
         table.update((side, memo[side]) for side in known.difference(table))
         # Each piece's ids, in C loops: a piece of one side takes that side's list,
         # the others the concatenation of their sides'.
@@ -509,10 +534,7 @@ class PureEncoder:
         lookup = memo
         if missing:
             fresh = self._fresh(missing)
-            kept = [(p, ids) for p, ids in fresh.items() if len(p) <= _MEMO_PIECE_MAX]
-            room = _MEMO_MAX - len(memo)
-            memo.update(islice(kept, max(0, room)))
-            if len(kept) < len(fresh) or len(kept) > room:
+            if not _remember(memo, fresh):
                 # Not all remembered (the memo is bounded): this text's own table.
                 fresh.update((p, memo[p]) for p in unique.difference(fresh))
                 lookup = fresh
