@@ -384,8 +384,15 @@ def _build_tiktoken(name: str, ranks: dict[bytes, int]) -> Callable[[str], list[
 def _build_pure(name: str, ranks: dict[bytes, int]) -> Callable[[str], list[int]]:
     from . import _bpe
     from ._pretokenize import pretokenizer
+    from ._unreached import UNREACHED
 
-    encoder = _bpe.PureEncoder(name=name, ranks=ranks, pretokenizer=pretokenizer(name))
+    encoder = _bpe.PureEncoder(
+        name=name,
+        ranks=ranks,
+        pretokenizer=pretokenizer(name),
+        # The table is of the pinned vocabularies: other ranks get every side merged.
+        unreached=UNREACHED.get(name) if ranks is load_ranks(name) else None,
+    )
     return encoder.encode_ordinary
 
 

@@ -415,6 +415,24 @@ class Junctions:
         return sides, begins
 
 
+def unreached(ranks: dict[bytes, int]) -> set[int]:
+    """The ranks of the tokens outside ASCII (valid UTF-8) that the merge of their
+    own bytes does not reach (``_unreached.UNREACHED`` holds them for the pinned
+    vocabularies)."""
+    out = set()
+    rget = ranks.get
+    for token, rank in ranks.items():
+        if token.isascii():
+            continue
+        try:
+            token.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if len(heap_bounds(token, rget)) != 2:
+            out.add(rank)
+    return out
+
+
 #: Each vocabulary's junctions, by the identity of its ranks (held, so it stays theirs).
 _JUNCTIONS: dict[int, tuple[dict[bytes, int], Junctions]] = {}
 
@@ -446,8 +464,19 @@ class PureEncoder:
     ``pretokenizer`` splits the text into pieces (:mod:`._pretokenize`).
     """
 
-    def __init__(self, *, name: str, ranks: dict[bytes, int], pretokenizer: Pretokenizer) -> None:
+    def __init__(
+        self,
+        *,
+        name: str,
+        ranks: dict[bytes, int],
+        pretokenizer: Pretokenizer,
+        unreached: frozenset[int] | None = None,
+    ) -> None:
         self.name = name
+        #: The ranks of the tokens outside ASCII the merge of their own bytes does
+        #: not reach (:func:`unreached`), when known: any other such token is the
+        #: merge of a side that spells it. None: every side is merged.
+        self._unreached = unreached
         self._ranks = ranks
         self._pretokenizer = pretokenizer
         self._memo: dict[str, list[int]] = {}
@@ -479,10 +508,22 @@ class PureEncoder:
         sides, begins = junctions(self._ranks).sides(others)
         # A side is no piece: it gets the merge, never the piece's shortcut (a side
         # that is a token the merge does not reach, as llama3's "ーション", is several).
+        # A side that is a token the merge is known to reach is that token.
         memo = self._sides
         known = set(sides)
         unseen = list(known.difference(memo))
-        table = dict(zip(unseen, map(merge, unseen), strict=True))
+        table: dict[str, list[int]] = {}
+        if self._unreached is not None:
+            unreached = self._unreached
+            got = map(self._ranks.get, map(str.encode, unseen))
+            to_merge = []
+            for side, rank in zip(unseen, got, strict=True):
+                if rank is None or rank in unreached or side.isascii():
+                    to_merge.append(side)
+                else:
+                    table[side] = [rank]
+            unseen = to_merge
+        table.update(zip(unseen, map(merge, unseen), strict=True))
         _remember(memo, table)
         table.update((side, memo[side]) for side in known.difference(table))
         # Each piece's ids, in C loops: a piece of one side takes that side's list,
