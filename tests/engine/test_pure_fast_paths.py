@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from pyapp.core import tokenizers
 from pyapp.core.tokenizers import load_ranks
-from pyapp.core.tokenizers._bpe import Junctions, heap_merge, junctions, unreached
+from pyapp.core.tokenizers._bpe import Junctions, Merger, heap_merge, junctions, unreached
 from pyapp.core.tokenizers._pretokenize import pieces, pretokenizer
 
 BPE = ["o200k_base", "cl100k_base", "llama3", "qwen2", "tekken"]
@@ -112,6 +112,39 @@ def test_the_split_equals_the_match_by_match_scan(name: str, text: str) -> None:
     the text by its end. Both texts with few characters outside ASCII and texts with
     many are drawn."""
     assert pretokenizer(name).split(text) == list(pieces(name, text))
+
+
+#: Table rules and other runs: each a character repeated 1 to 30 times.
+RUNS = st.lists(
+    st.tuples(st.sampled_from(list("-+|=_.* \n") + ["中", "ー", "\U0001f99c"]), st.integers(1, 30)),
+    min_size=1,
+    max_size=10,
+).map(lambda runs: "".join(char * count for char, count in runs))
+
+
+@pytest.mark.parametrize("name", BPE)
+@given(pieces=st.lists(RUNS, min_size=1, max_size=4))
+def test_a_piece_cut_where_its_runs_begin_and_end_merges_as_a_whole(
+    name: str, pieces: list[str]
+) -> None:
+    """A piece of 24 bytes or more with a run of eight equal bytes is merged in the
+    blocks its runs make (each remembered, so one merger serves every draw, as one
+    encoder serves a text's table lines); the ids are those of the plain merge, and
+    a fresh encoder over the texts equals tiktoken."""
+    ranks = load_ranks(name)
+    merger = _merger(name)
+    for piece in pieces:
+        data = piece.encode()
+        assert merger.run_ids(data) == heap_merge(data, ranks)
+    encode = tokenizers._build_pure(name, ranks)
+    native = _native(name)
+    for text in (" ".join(pieces), "|".join(pieces) + "|"):
+        assert encode(text) == native(text)
+
+
+@functools.cache
+def _merger(name: str) -> Merger:
+    return Merger(load_ranks(name))
 
 
 _BMP = "".join(chr(c) for c in range(0x10000) if not 0xD800 <= c < 0xE000)

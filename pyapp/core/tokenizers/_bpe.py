@@ -36,6 +36,11 @@ piece up in a memo, and merges the pieces it has not seen:
   every window is remembered too, so a repetitive piece costs a few merges however
   long it is, and any piece ``O(n log n)``.
 
+* **a piece of** :data:`RUN_PIECE` **bytes or more with a run** of :data:`RUN` equal
+  bytes (a table's rule, ``+--------+-----+``) the same way, its blocks cut where
+  the runs begin and end (:meth:`Merger.run_ids`): the runs recur from line to line
+  while the lines differ, and the facts above hold for blocks of any length.
+
 * **pieces with a character outside ASCII** are first cut where no token of the
   vocabulary can cross from one character to the next (:class:`Junctions`). No
   part of the merge ever spans such a place, so it is a token boundary of
@@ -43,7 +48,10 @@ piece up in a memo, and merges the pieces it has not seen:
   CJK run, which the pre-tokenizers keep as one piece) repeat far more than whole
   pieces do, and are remembered in a memo of their own: a side gets ``P``, never
   the shortcut tiktoken gives a whole piece that is a token (it takes that token
-  even where the merge would not reach it).
+  even where the merge would not reach it). A side that is a token is answered
+  with that token when the vocabulary's table (:mod:`._unreached`, generated and
+  checked against the merge of every token) does not list it as one the merge of
+  its own bytes misses.
 
 >>> ranks = {b"a": 0, b"b": 1, b"ab": 2, b"aa": 3, b"aab": 4}
 >>> heap_merge(b"aab", ranks)
@@ -58,6 +66,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from itertools import accumulate, chain, compress, count, islice, repeat
@@ -82,6 +91,12 @@ __all__ = [
 LONG_PIECE: Final = 512
 #: The block a long piece is cut into (the junctions between them are then checked).
 BLOCK: Final = 256
+
+#: A run of this many equal bytes or more, in a piece of at least :data:`RUN_PIECE`
+#: bytes, is merged as a block of its own (:meth:`Merger.run_ids`).
+RUN: Final = 8
+RUN_PIECE: Final = 24
+_RUN: Final = re.compile(rb"(.)\1{%d,}" % (RUN - 1), re.DOTALL)
 
 #: Piece -> ids memo: real text repeats its pieces (" the", "，", whole CJK phrases).
 _MEMO_MAX: Final = 1 << 17
@@ -210,11 +225,25 @@ class Merger:
     def long_ids(self, piece: bytes) -> list[int]:
         """The ids of ``P(piece)``, block by block. Tokens are kept as lengths, so a
         block seen before is copied in C, not shifted token by token."""
-        step = self.block
+        return self.ids_at(piece, [*range(0, len(piece), self.block), len(piece)])
+
+    def run_ids(self, piece: bytes) -> list[int]:
+        """The ids of ``P(piece)``, cut into blocks where each run of
+        :data:`RUN` equal bytes or more begins and ends (the rules of a table:
+        ``+------+----+``, whose runs recur from line to line while the lines
+        differ)."""
+        cuts = {0, len(piece)}
+        for found in _RUN.finditer(piece):
+            cuts.update(found.span())
+        return self.ids_at(piece, sorted(cuts))
+
+    def ids_at(self, piece: bytes, cuts: list[int]) -> list[int]:
+        """The ids of ``P(piece)``, merged in the blocks between ``cuts`` (rising,
+        from 0 to ``len(piece)``), each remembered, their junctions made to agree."""
         lengths: list[int] = []  # P(piece[:start]) as its tokens' byte lengths and ids
         ids: list[int] = []
-        for start in range(0, len(piece), step):
-            block_lengths, block_ids = self.tokens(piece[start : start + step])
+        for start, end in zip(cuts, cuts[1:], strict=False):
+            block_lengths, block_ids = self.tokens(piece[start:end])
             if ids:
                 block_lengths, block_ids = self._join(
                     piece, start, lengths, ids, block_lengths, block_ids
@@ -489,6 +518,8 @@ class PureEncoder:
         data = text.encode("utf-8")
         if len(data) >= LONG_PIECE:
             return self._merger.long_ids(data)
+        if len(data) >= RUN_PIECE and _RUN.search(data) is not None:
+            return self._merger.run_ids(data)
         return _ids(data, heap_bounds(data, self._ranks.get), self._ranks)
 
     def _fresh(self, missing: set[str]) -> dict[str, list[int]]:
