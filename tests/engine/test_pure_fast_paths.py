@@ -70,6 +70,45 @@ def test_no_token_crosses_a_cut_and_the_sides_merge_to_the_whole(name: str, piec
     assert merged == heap_merge(data, ranks)
 
 
+@functools.cache
+def _crossing_chars(name: str) -> list[str]:
+    """Characters each junction kind names in ``name``'s vocabulary: whole before a
+    byte, whole after a byte, ending in a byte that begins a cross-character token
+    (a few CJK characters of each such last byte), and the characters of its
+    cross-character pairs; with ASCII and the CJK set above."""
+    table = junctions(load_ranks(name))
+    chosen = {whole for whole, _ in table.whole_then_byte}
+    chosen |= {whole for _, whole in table.byte_then_whole}
+    lasts = {ord(byte) for byte in table.byte_then_part}
+    cjk = [chr(code) for code in range(0x4E00, 0x9FA6)]
+    chosen |= {char for char in cjk if char.encode()[-1] in lasts and ord(char) % 7 == 0}
+    pairs = sorted(pair for pair in table.pairs if not pair.isascii())
+    chosen |= set("".join(pairs[:: max(1, len(pairs) // 300)]))
+    return sorted(chosen | set(_CHARS))
+
+
+@pytest.mark.parametrize("name", BPE)
+@given(data=st.data())
+def test_text_of_the_characters_every_junction_kind_names_is_cut_only_where_no_token_crosses(
+    name: str, data: st.DataObject
+) -> None:
+    """The fast paths of :meth:`Junctions.sides` (pairs by two-character keys, the
+    kinds by one translation and big-integer masks) on text drawn from the very
+    characters they flag: no token spans a cut, and a fresh encoder equals
+    tiktoken."""
+    alphabet = st.sampled_from(_crossing_chars(name))
+    piece = data.draw(st.lists(alphabet, min_size=1, max_size=14).map("".join))
+    ranks = load_ranks(name)
+    sides, _ = junctions(ranks).sides([piece])
+    data_bytes = piece.encode()
+    cut = 0
+    for side in sides[:-1]:
+        cut += len(side.encode())
+        assert _spanned(data_bytes, cut, ranks, _longest(name)) is None, (piece, cut)
+    text = data.draw(st.lists(alphabet, min_size=1, max_size=60).map("".join))
+    assert tokenizers._build_pure(name, ranks)(text) == _native(name)(text)
+
+
 def test_the_junctions_of_a_hand_made_vocabulary() -> None:
     """A token made of the end of one character and the start of the next (here the
     last byte of 中 and the first of 文) forbids the cut between them; a junction no

@@ -71,7 +71,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from functools import reduce
 from itertools import accumulate, chain, compress, count, islice, repeat
-from operator import iadd, is_not, not_, sub
+from operator import iadd, is_not, not_, or_, sub
 from typing import TYPE_CHECKING, Final, cast
 
 if TYPE_CHECKING:
@@ -319,6 +319,19 @@ class _Kinds(dict[int, int]):
         return got
 
 
+class _ByteOf(dict[int, int]):
+    """``str.translate`` table: each code point to the code of one of its UTF-8
+    bytes (the first, or the last), found when first met."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__()
+        self._index = index
+
+    def __missing__(self, code: int) -> int:
+        got = self[code] = _utf8(chr(code))[self._index]
+        return got
+
+
 def _utf8(char: str) -> bytes:
     return char.encode("utf-8", "surrogatepass")
 
@@ -388,9 +401,11 @@ class Junctions:
         # begins a token that ends in the next character's first bytes (the
         # junction after it is held, whatever follows); 2, it is whole before a
         # byte in a token; 4, it is whole after a byte in a token (2 and 4: the
-        # junction after, or before, it is decided by :meth:`held`, in Python).
+        # junction after, or before, it is looked up with the byte next to it).
         before = {whole for whole, _ in whole_then_byte}
         after = {whole for _, whole in byte_then_whole}
+        self._first = _ByteOf(0)
+        self._last = _ByteOf(-1)
         self._kinds = _Kinds(
             lambda char: (
                 (chr(_utf8(char)[-1]) in byte_then_part)
@@ -399,23 +414,12 @@ class Junctions:
             )
         )
 
-    def held(self, a: str, b: str) -> bool:
-        """Whether a token may cross from the character ``a`` to ``b``."""
-        if a + b in self.pairs:
-            return True
-        last = chr(_utf8(a)[-1])
-        return (
-            (a, chr(_utf8(b)[0])) in self.whole_then_byte
-            or (last, b) in self.byte_then_whole
-            or last in self.byte_then_part
-        )
-
     def sides(self, pieces: list[str]) -> tuple[list[str], list[int]]:
         """The pieces cut at every junction no token spans: the sides of all of
         them, in order, and where each piece's sides begin (and, last, how many
         sides there are). In C loops over the pieces joined: each junction's pair
-        is looked up once; the few junctions by a character of the other kinds are
-        decided one by one."""
+        is looked up once; the few junctions by a character of kinds 2 and 4
+        are looked up with the neighbouring byte."""
         text = "".join(pieces)
         n = len(text)
         if not n:
@@ -431,10 +435,15 @@ class Junctions:
         flagged = ((left >> 1) | (right >> 2)) & ones & ~held_bits
         held = bytearray(held_bits.to_bytes(n - 1, "big"))
         if flagged:
-            check = self.held
-            for k in compress(range(n - 1), flagged.to_bytes(n - 1, "big")):
-                if check(text[k], text[k + 1]):
-                    held[k] = 1
+            # Kinds 2 and 4, in C loops over the flagged junctions' characters.
+            at = list(compress(range(n - 1), flagged.to_bytes(n - 1, "big")))
+            lefts = "".join(map(text.__getitem__, at))
+            rights = "".join(map(text.__getitem__, map((1).__add__, at)))
+            firsts, lasts = rights.translate(self._first), lefts.translate(self._last)
+            whole_byte = map(self.whole_then_byte.__contains__, zip(lefts, firsts, strict=True))
+            byte_whole = map(self.byte_then_whole.__contains__, zip(lasts, rights, strict=True))
+            for k in compress(at, map(or_, whole_byte, byte_whole)):
+                held[k] = 1
         ends = list(accumulate(map(len, pieces)))
         for end in ends[:-1]:
             held[end - 1] = 0  # every piece ends a side
