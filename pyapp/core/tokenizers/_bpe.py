@@ -297,10 +297,6 @@ def block_merge(piece: bytes, ranks: dict[bytes, int], *, block: int = BLOCK) ->
     return Merger(ranks, block=block).long_ids(piece)
 
 
-def _one(rank: int) -> list[int]:
-    return [rank]
-
-
 def _ids(data: bytes, bounds: Bounds, ranks: dict[bytes, int]) -> list[int]:
     """The ids of the tokens ``data[bounds[k]:bounds[k + 1]]`` (in C loops)."""
     return list(map(ranks.__getitem__, map(data.__getitem__, map(slice, bounds, bounds[1:]))))
@@ -586,7 +582,7 @@ class PureEncoder:
         ranks = list(map(self._ranks.get, map(str.encode, listed)))
         single = list(map(is_not, ranks, repeat(None)))
         found = cast("Iterator[int]", compress(ranks, single))  # no None left
-        whole = dict(zip(compress(listed, single), map(_one, found), strict=True))
+        whole = dict(zip(compress(listed, single), map(list, zip(found)), strict=True))
         return list(compress(listed, map(not_, single))), whole
 
     def encode_ordinary(self, text: str) -> list[int]:
