@@ -551,11 +551,11 @@ class PureEncoder:
         unseen = list(known.difference(memo))
         table: dict[str, list[int]] = {}
         if self._unreached is not None:
-            unreached = self._unreached
+            missed = self._unreached
             got = map(self._ranks.get, map(str.encode, unseen))
             to_merge = []
             for side, rank in zip(unseen, got, strict=True):
-                if rank is None or rank in unreached or side.isascii():
+                if rank is None or rank in missed or side.isascii():
                     to_merge.append(side)
                 else:
                     table[side] = [rank]
