@@ -70,8 +70,8 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from functools import reduce
-from itertools import accumulate, chain, compress, count, islice, repeat
-from operator import iadd, is_not, not_, or_, sub
+from itertools import accumulate, compress, count, islice, repeat
+from operator import and_, iadd, is_not, not_, or_, sub
 from typing import TYPE_CHECKING, Final, cast
 
 if TYPE_CHECKING:
@@ -551,15 +551,15 @@ class PureEncoder:
         unseen = list(known.difference(memo))
         table: dict[str, list[int]] = {}
         if self._unreached is not None:
-            missed = self._unreached
-            got = map(self._ranks.get, map(str.encode, unseen))
-            to_merge = []
-            for side, rank in zip(unseen, got, strict=True):
-                if rank is None or rank in missed or side.isascii():
-                    to_merge.append(side)
-                else:
-                    table[side] = [rank]
-            unseen = to_merge
+            got = list(map(self._ranks.get, map(str.encode, unseen)))
+            # A token outside ASCII, and not one the merge misses (in C loops).
+            token = list(map(is_not, got, repeat(None)))
+            token = list(map(and_, token, map(not_, map(str.isascii, unseen))))
+            if self._unreached:
+                token = list(map(and_, token, map(not_, map(self._unreached.__contains__, got))))
+            found = cast("Iterator[int]", compress(got, token))  # no None left
+            table.update(zip(compress(unseen, token), map(list, zip(found)), strict=True))
+            unseen = list(compress(unseen, map(not_, token)))
         table.update(zip(unseen, map(merge, unseen), strict=True))
         _remember(memo, table)
         table.update((side, memo[side]) for side in known.difference(table))
@@ -571,7 +571,8 @@ class PureEncoder:
         fresh.update(zip(compress(others, one), compress(firsts, one), strict=True))
         many = list(map(not_, one))
         spans = map(slice, compress(begins, many), compress(begins[1:], many))
-        joined = map(list, map(chain.from_iterable, map(side_ids.__getitem__, spans)))
+        # Each its sides' lists added onto a new empty list.
+        joined = map(reduce, repeat(iadd), map(side_ids.__getitem__, spans), map(list, repeat(())))
         fresh.update(zip(compress(others, many), joined, strict=True))
         return fresh
 
