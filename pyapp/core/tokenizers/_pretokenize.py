@@ -245,7 +245,16 @@ class Pretokenizer:
         self.name = name
         self._atoms = _atoms()
         self._regex = re.compile(_pattern(name))
-        self._bmp_regex = re.compile(_pattern(name, bmp=True))
+        self._bmp: re.Pattern[str] | None = None
+
+    @property
+    def bmp_regex(self) -> re.Pattern[str]:
+        """The pattern over code points, compiled on first use: its classes hold
+        thousands of ranges (some 30 ms natively), so a tokenizer that only meets
+        ASCII, as at start-up, never pays for it."""
+        if self._bmp is None:
+            self._bmp = re.compile(_pattern(self.name, bmp=True))
+        return self._bmp
 
     def ends(self, text: str) -> Iterator[int]:
         """The end offset of every piece, in order (pieces cover the text: each
@@ -261,7 +270,7 @@ class Pretokenizer:
         if text.isascii():
             return self._regex.findall(text)
         if _HAS_ASTRAL.search(text) is None:
-            return self._bmp_regex.findall(text)
+            return self.bmp_regex.findall(text)
         found = self._regex.findall(self._atoms.to_codes(text))
         ends = list(accumulate(map(len, found)))
         sample = found[::16]
