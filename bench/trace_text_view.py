@@ -103,20 +103,23 @@ def steps(page: Any, units: int) -> None:
 def trace(dist: Path, css: str = "") -> list[dict[str, Any]]:
     text = english(TARGET_BYTES)
     units = word_count(text)
-    with B.build.serving_in_background(dist, B.BenchHandler) as base, B.chromium() as browser:
-        with B.page_with_text(browser, base, text, words=units, size=1000, overlap=1) as page:
-            if css:  # the page's CSP allows no inline style: added through the protocol
-                cdp = page.context.new_cdp_session(page)
-                cdp.send("DOM.enable")
-                cdp.send("CSS.enable")
-                frame = cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"]
-                sheet = cdp.send("CSS.createStyleSheet", {"frameId": frame})["styleSheetId"]
-                cdp.send("CSS.setStyleSheetText", {"styleSheetId": sheet, "text": css})
-            page.get_by_test_id("text-view").scroll_into_view_if_needed()
-            B.settle(page)
-            browser.start_tracing(page=page, categories=CATEGORIES)
-            steps(page, units)
-            events: list[dict[str, Any]] = json.loads(browser.stop_tracing())["traceEvents"]
+    with (
+        B.build.serving_in_background(dist, B.BenchHandler) as base,
+        B.chromium() as browser,
+        B.page_with_text(browser, base, text, words=units, size=1000, overlap=1) as page,
+    ):
+        if css:  # the page's CSP allows no inline style: added through the protocol
+            cdp = page.context.new_cdp_session(page)
+            cdp.send("DOM.enable")
+            cdp.send("CSS.enable")
+            frame = cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"]
+            sheet = cdp.send("CSS.createStyleSheet", {"frameId": frame})["styleSheetId"]
+            cdp.send("CSS.setStyleSheetText", {"styleSheetId": sheet, "text": css})
+        page.get_by_test_id("text-view").scroll_into_view_if_needed()
+        B.settle(page)
+        browser.start_tracing(page=page, categories=CATEGORIES)
+        steps(page, units)
+        events: list[dict[str, Any]] = json.loads(browser.stop_tracing())["traceEvents"]
     return events
 
 
@@ -168,9 +171,7 @@ def report(events: list[dict[str, Any]], top: int) -> None:
     inner = [e for e in main if e.get("ph") == "X" and e.get("name") in INNER]
     for t in sorted(tasks, key=lambda t: t.get("tdur", 0), reverse=True)[:top]:
         start, end = t["ts"], t["ts"] + t["dur"]
-        print(
-            f"  [{step_of(start)}] wall {t['dur'] / 1000:.1f} cpu {t.get('tdur', 0) / 1000:.1f}"
-        )
+        print(f"  [{step_of(start)}] wall {t['dur'] / 1000:.1f} cpu {t.get('tdur', 0) / 1000:.1f}")
         held: collections.Counter[str] = collections.Counter()
         for e in inner:
             if start <= e["ts"] < end:
