@@ -128,6 +128,7 @@ export class TextView {
     this.unmeasured = new Set(); // pages drawn since their height was last read
     this.drawers = new WeakMap(); // page -> the draw filling it now (a page half drawn)
     this.round = 0; // the newest fill of the pages near the view
+    this.focusing = 0; // fetches under way for a page gone to
     this.marks = new WeakMap(); // answer -> what its segments are drawn with
     this.active = ""; // the data-chunks of the part pointed at
     this.frame = 0;
@@ -568,6 +569,9 @@ export class TextView {
       this.empty(p, height);
     }
     if (far.length > EMPTIED) this.scrolled(); // the rest in the next frames
+    // While a page gone to is fetched, the view waits for it: a call of its own now
+    // would supersede that one (the engine answers only the newest segments call).
+    if (focus < 0 && this.focusing > 0) return;
     const wanted = [];
     for (let p = sight.lo; p <= sight.hi; p += 1) {
       const page = this.pages[p];
@@ -585,8 +589,11 @@ export class TextView {
     this.fetching = key;
     this.root.dataset.rendered = "false";
     const generation = this.generation;
+    if (focus >= 0) this.focusing += 1;
     const answer = await this.fetch(view.base, first, last - first + 1);
+    if (focus >= 0) this.focusing -= 1;
     if (this.fetching === key) this.fetching = null;
+    if (answer === null && focus >= 0) this.scrolled(); // the pages near, as they are now
     if (answer === null || generation !== this.generation || this.view !== view) return;
     const order = wanted.filter((p) => p >= answer.page && p < answer.page + answer.pages)
       .sort((a, b) => Math.abs(a - near) - Math.abs(b - near) || a - b);
@@ -659,6 +666,7 @@ export class TextView {
     this.current = null;
     this.root.dataset.matches = found ? String(found.count) : "";
     delete this.root.dataset.findCurrent;
+    delete this.root.dataset.findShown;
     if (typeof CSS !== "undefined" && CSS.highlights) CSS.highlights.delete(CURRENT);
     this.applyMatches();
   }
@@ -668,7 +676,9 @@ export class TextView {
     this.current = [a, b];
     this.root.dataset.findCurrent = `${a} ${b}`;
     await this.scrollToOffset(a);
+    if (this.current?.[0] !== a || this.current[1] !== b) return; // another match was gone to
     this.applyMatches();
+    this.root.dataset.findShown = `${a} ${b}`; // in sight and marked
   }
 
   /** A range over code points [a, b) of the drawn text, or null where it is not drawn. */
