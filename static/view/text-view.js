@@ -13,10 +13,11 @@
 // emptied as they scroll away, so a megabyte cut into a hundred thousand chunks
 // draws only a few thousand segments at a time.
 //
-// No task is long: segments are drawn a slice a frame (the browser styles, lays
-// out and paints each slice before the next is built), and positions are read
-// only at the start of a frame, all before anything is written, so reading them
-// never forces a layout of its own.
+// No task is long: pages are drawn whole, a frame's worth of segments at a time
+// (the browser styles, lays out and paints each frame's before the next are
+// built), far pages are emptied a few a frame, and positions are read only at the
+// start of a frame, all before anything is written, so reading them never forces
+// a layout of its own.
 //
 // Contract (tests rely on it): each segment is an element data-testid="segment"
 // with data-start / data-end (code points, end exclusive) and data-chunks (the
@@ -126,7 +127,7 @@ export class TextView {
     this.heightsWidth = 0;
     this.drawn = new Set(); // the pages that hold their segments
     this.unmeasured = new Set(); // pages drawn since their height was last read
-    this.drawers = new WeakMap(); // page -> the draw filling it now (a page half drawn)
+    this.drawers = new WeakMap(); // page -> the draw call that is to fill it
     this.round = 0; // the newest fill of the pages near the view
     this.focusing = 0; // fetches under way for a page gone to
     this.marks = new WeakMap(); // answer -> what its segments are drawn with
@@ -221,8 +222,9 @@ export class TextView {
     } else if (!whole) {
       this.emptyOutside(answer.page, answer.page + answer.pages); // drawn for the old result
     }
-    // The page at the top first, then the others nearest first; a slice in this task
-    // (the rest of the result is drawn in it too), the others a slice a frame.
+    // The page at the top first, then the others nearest first, a frame's worth at a
+    // time: in this task only what fits in half of one (the rest of the result is
+    // drawn in it too).
     const order = [];
     const from = whole ? 0 : answer.page;
     const to = whole ? this.pages.length : answer.page + answer.pages;
