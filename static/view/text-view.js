@@ -46,6 +46,7 @@ const SLICE = 400;
 const NEAR = 0.5;
 const KEEP = 2;
 const EMPTIED = 2; // far pages emptied per frame
+const OUT_OF_SIGHT = 4; // how many segments out of sight cost a frame what one in sight does
 const NAMED = 6; // chunks named one by one in the caption; more are counted
 
 /** The chunk indices a segment element names. */
@@ -231,7 +232,8 @@ export class TextView {
     for (let p = from; p < to; p += 1) order.push(p);
     const top = Math.min(Math.max(keepTop, from), to - 1);
     order.sort((a, b) => Math.abs(a - top) - Math.abs(b - top) || a - b);
-    const drawing = this.draw(answer, order, { generation, budget: SLICE / 2 });
+    const near = this.pagesInSight() + 2;
+    const drawing = this.draw(answer, order, { generation, budget: SLICE / 2, near });
     if (!reuse) {
       this.root.replaceChildren(...this.pages);
       requestAnimationFrame(() => this.restoreTop(keepTop, offset)); // new blocks: the same place
@@ -251,20 +253,24 @@ export class TextView {
    * what this task may draw). A page emptied, or taken by another call, meanwhile is
    * left to it. Resolves to false when a newer result (`generation`) or a newer fill
    * of the pages near the view (`round`) came first, else true; `onDrawn(p)` is told
-   * each page drawn.
+   * each page drawn; `near` is how many of `pages`, the first, are in or near sight.
    * @param {object} answer
    * @param {number[]} pages
-   * @param {{generation: number, budget?: number, round?: number, onDrawn?: (p: number) => void}} how
+   * @param {{generation: number, budget?: number, round?: number,
+   *   onDrawn?: (p: number) => void, near?: number}} how
    */
-  async draw(answer, pages, { generation, budget = SLICE, round, onDrawn }) {
+  async draw(answer, pages, { generation, budget = SLICE, round, onDrawn, near = pages.length }) {
     const marks = this.marksOf(answer);
     const token = {}; // this call's mark on the pages it is to draw
     const ours = (p) => this.drawers.get(this.pages[p]) === token;
     for (const p of pages) this.drawers.set(this.pages[p], token);
-    for (const p of pages) {
+    for (const [i, p] of pages.entries()) {
       if (!ours(p)) continue;
       const [from, to] = this.pageSegments(answer, p);
-      if (budget < SLICE && budget < to - from) {
+      // Past the first `near` pages (a whole text's blocks out of sight), the browser
+      // skips a block's layout until it is scrolled near: only building it costs.
+      const cost = i < near ? to - from : (to - from) / OUT_OF_SIGHT;
+      if (budget < SLICE && budget < cost) {
         await nextFrame();
         if (generation !== this.generation || (round !== undefined && round !== this.round)) {
           for (const q of pages) if (ours(q)) this.drawers.delete(this.pages[q]);
@@ -275,7 +281,7 @@ export class TextView {
       }
       this.drawPage(answer, marks, p, from, to);
       this.drawers.delete(this.pages[p]);
-      budget -= to - from;
+      budget -= cost;
       onDrawn?.(p);
     }
     this.ensureTabStop();
