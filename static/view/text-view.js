@@ -257,15 +257,24 @@ export class TextView {
    * @param {object} answer
    * @param {number[]} pages
    * @param {{generation: number, budget?: number, round?: number,
-   *   onDrawn?: (p: number) => void, near?: number}} how
+   *   onDrawn?: (p: number) => void, near?: number, focus?: boolean}} how
    */
-  async draw(answer, pages, { generation, budget = SLICE, round, onDrawn, near = pages.length }) {
+  async draw(answer, pages, { generation, budget = SLICE, round, onDrawn, near = pages.length, focus = false }) {
     const marks = this.marksOf(answer);
-    const token = {}; // this call's mark on the pages it is to draw
+    const token = { focus }; // this call's mark on the pages it is to draw
     const ours = (p) => this.drawers.get(this.pages[p]) === token;
+    const fresh = round !== undefined || focus; // filling blank pages: one drawn meanwhile is done
     for (const p of pages) this.drawers.set(this.pages[p], token);
+    // A page drawn by another call meanwhile: done, when this call only fills blanks.
+    const skip = (p) => {
+      if (!ours(p)) return true;
+      if (!fresh || !this.drawn.has(p)) return false;
+      this.drawers.delete(this.pages[p]);
+      onDrawn?.(p);
+      return true;
+    };
     for (const [i, p] of pages.entries()) {
-      if (!ours(p)) continue;
+      if (skip(p)) continue;
       const [from, to] = this.pageSegments(answer, p);
       // Past the first `near` pages (a whole text's blocks out of sight), the browser
       // skips a block's layout until it is scrolled near: only building it costs.
@@ -277,7 +286,7 @@ export class TextView {
           return false;
         }
         budget = SLICE;
-        if (!ours(p)) continue;
+        if (skip(p)) continue;
       }
       this.drawPage(answer, marks, p, from, to);
       this.drawers.delete(this.pages[p]);
@@ -583,7 +592,9 @@ export class TextView {
     const wanted = [];
     for (let p = sight.lo; p <= sight.hi; p += 1) {
       const page = this.pages[p];
-      if (page.dataset.filled !== "true" && (p === focus || !this.drawers.has(page))) wanted.push(p);
+      // A newer fill takes over the blank pages an older one was to draw, not those of a
+      // page gone to.
+      if (page.dataset.filled !== "true" && (p === focus || !this.drawers.get(page)?.focus)) wanted.push(p);
     }
     if (focus >= 0 && !wanted.includes(focus) && this.pages[focus].dataset.filled !== "true") wanted.push(focus);
     if (wanted.length === 0) {
@@ -609,7 +620,8 @@ export class TextView {
     // page gone to (then it draws that page first and finishes).
     const round = focus >= 0 ? undefined : ++this.round;
     const onDrawn = (p) => p === focus && resolve(undefined);
-    if (!(await this.draw(answer, order, { generation, round, onDrawn })) || this.view !== view) return;
+    const how = { generation, round, onDrawn, focus: focus >= 0 };
+    if (!(await this.draw(answer, order, how)) || this.view !== view) return;
     this.scrolled(); // their heights; more may have come near meanwhile
   }
 

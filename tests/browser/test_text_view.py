@@ -22,6 +22,30 @@ from pyapp.facts import MAX_CHUNKS
 VIEW = '[data-testid="text-view"]'
 TEXT_VIEW_JS = Path(__file__).resolve().parents[2] / "static" / "view" / "text-view.js"
 
+# Scrolls the view to twelve places, a frame at each, as a fling or a dragged scrollbar.
+FLING = """async () => {
+  const view = document.querySelector('[data-testid="text-view"]');
+  for (const at of [0.9, 0.1, 0.5, 0.52, 0.54, 0.3, 0.31, 0.7, 0.2, 0.21, 0.6, 0.4]) {
+    view.scrollTop = view.scrollHeight * at;
+    await new Promise((r) => requestAnimationFrame(r));
+  }
+}"""
+
+# The pages that meet the view's box: whether each is drawn, and its segments as
+# [start, end, text].
+PAGES_IN_SIGHT = """() => {
+  const view = document.querySelector('[data-testid="text-view"]');
+  const box = view.getBoundingClientRect();
+  return [...view.querySelectorAll(".tv-page")].filter((page) => {
+    const r = page.getBoundingClientRect();
+    return r.bottom > box.top && r.top < box.bottom;
+  }).map((page) => ({
+    page: Number(page.dataset.page), filled: page.dataset.filled,
+    segments: [...page.children].map((s) => [Number(s.dataset.start), Number(s.dataset.end),
+                                              s.textContent]),
+  }));
+}"""
+
 # The find box's current match as marked (the text of its highlight), and whether it
 # lies in the view's box, on its first lines.
 CURRENT_MATCH = """() => {
@@ -374,6 +398,22 @@ def test_a_megabyte_in_a_hundred_thousand_chunks_is_drawn_only_near_the_view(app
     # The view keeps one Tab stop, as the strip does.
     expect(view.locator("[tabindex]")).to_have_count(1)
     expect(overview.locator("[tabindex]")).to_have_count(1)
+
+    # Flung through the text, a frame at each place: once it settles, every page in sight
+    # is drawn, once, each its own stretch of the source text.
+    app.evaluate(FLING)
+    expect(view).to_have_attribute("data-rendered", "true", timeout=WAIT_MS)
+    pages = app.evaluate(PAGES_IN_SIGHT)
+    edges = native("segments", text=text, unit="word", size=2, overlap=1, page=0, pages=1)
+    starts = edges["page_starts"]
+    assert pages and all(p["filled"] == "true" for p in pages), pages
+    for p in pages:
+        tiles = [starts[p["page"]], *(s[1] for s in p["segments"])]
+        assert [s[0] for s in p["segments"]] == tiles[:-1], p["page"]
+        assert tiles[-1] == starts[p["page"] + 1], p["page"]
+        assert all(text[a:b] == shown for a, b, shown in p["segments"])
+    drawn = segments.evaluate_all(READ_SEGMENTS)
+    assert len({s[0] for s in drawn}) == len(drawn), "no part drawn twice"
 
     # The page answers input at once meanwhile.
     app.get_by_test_id("price-input").fill("3")
