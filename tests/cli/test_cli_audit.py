@@ -6,18 +6,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_run import pyapp
 
 TEXT = "One two three. Four five six.\n\nOne two three. Seven eight nine ten eleven."
-
-
-def pyapp(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "pyapp", *args], input=stdin, capture_output=True, check=False
-    )
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_run import pyapp
 
 from pyapp.core.dense import embed_texts
 from pyapp.core.evidence_report import Vectors
@@ -17,12 +18,6 @@ from pyapp.planning.sweep import sweep_dense_texts, sweep_text
 
 TEXT = "alpha beta gamma delta epsilon zeta eta theta iota kappa"
 GOOD = '{"id": "g", "quote": "gamma delta epsilon", "question": "Where is gamma?"}'
-
-
-def pyapp(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "pyapp", *args], input=stdin, capture_output=True, check=False
-    )
 
 
 @pytest.fixture
