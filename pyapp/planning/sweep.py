@@ -46,7 +46,7 @@ from ..core.evidence import Evidence
 from ..core.evidence_report import (
     Vectors,
     chunking_ranges,
-    dense_chunk_texts,
+    dense_texts,
     item_ranges,
     needed_span,
     read_evidence,
@@ -277,18 +277,8 @@ def sweep_dense_texts(
     only now and then, but every row at overlap 0 of a size shares nothing): the
     count here is what the model has to do before the cache helps."""
     params = parse_params(**settings)
-    text, _ = strip_bom(text)
-    check_size(text)
-    read = read_evidence(text, jsonl=evidence_jsonl, items=evidence)
-    questions = [item.question for item in read.items if item.question is not None]
-    if not questions:
-        return []
-    chunks = [
-        t
-        for _, sz, ov in grid(params)
-        for t in dense_chunk_texts(text, replace(params, size=sz, overlap=ov))
-    ]
-    return list(dict.fromkeys([*chunks, *questions]))
+    rows = [replace(params, size=sz, overlap=ov) for _, sz, ov in grid(params)]
+    return dense_texts(text, *rows, jsonl=evidence_jsonl, items=evidence)
 
 
 def sweep_text(
