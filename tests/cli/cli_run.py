@@ -11,3 +11,14 @@ def pyapp(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         [sys.executable, "-m", "pyapp", *args], input=stdin, capture_output=True, check=False
     )
+
+
+def one_line_refusal(done: subprocess.CompletedProcess[bytes]) -> str:
+    """The one line a refused command printed, after checking that it was refused as
+    the command line promises: exit 2, nothing on stdout, one line and no traceback."""
+    assert done.returncode == 2, done.stdout
+    assert done.stdout == b""
+    lines = done.stderr.decode().splitlines()
+    assert len(lines) == 1, lines
+    assert "Traceback" not in lines[0]
+    return lines[0]

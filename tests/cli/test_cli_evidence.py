@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_run import pyapp
+from cli_run import one_line_refusal, pyapp
 
 from pyapp.core.dense import embed_texts
 from pyapp.core.evidence_report import Vectors
@@ -30,15 +30,6 @@ def run(folder: Path, evidence: str | bytes, *flags: str) -> subprocess.Complete
     path = folder / "evidence.jsonl"
     path.write_bytes(evidence.encode() if isinstance(evidence, str) else evidence)
     return pyapp("evidence", str(folder / "text.txt"), "--evidence", str(path), *flags)
-
-
-def one_line_refusal(done: subprocess.CompletedProcess[bytes]) -> str:
-    assert done.returncode == 2, done.stdout
-    assert done.stdout == b""
-    lines = done.stderr.decode().splitlines()
-    assert len(lines) == 1, lines
-    assert "Traceback" not in lines[0]
-    return lines[0]
 
 
 def test_the_command_prints_the_evidence_document(files: Path) -> None:
