@@ -107,6 +107,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(BENCH))
 from bench_engine import TARGET_BYTES, english  # noqa: E402
 from machine import machine  # noqa: E402
+from results import put_section  # noqa: E402
 
 import build  # noqa: E402
 from pyapp.core import tokenizers  # noqa: E402
@@ -663,6 +664,23 @@ def size_rows(browser: Any, base: str, run: Run, text: str, runs: int) -> None:
             record(run, "sizes anchor", settle(page), [])
 
 
+def edit_drag_click(page: Any, many: int) -> float:
+    """Row 11's interaction: the size edited to 2 words (``many`` chunks), the text view
+    dragged to the middle, the strip clicked three quarters along. Returns the time from
+    the input event to the text view's new chunk count on screen."""
+    drawn = '[data-testid="text-view"][data-rendered="true"]'
+    page.get_by_test_id("size-input").fill("2")
+    latency = figures(page, "text-view", many, "data-chunks")
+    page.wait_for_selector(drawn)
+    page.get_by_test_id("text-view").evaluate("el => { el.scrollTop = el.scrollHeight / 2; }")
+    page.wait_for_selector(drawn)
+    strip = page.get_by_test_id("overview").locator("svg")
+    box = strip.bounding_box()
+    if box is not None:
+        strip.click(position={"x": box["width"] * 0.75, "y": 6})
+    return latency
+
+
 def text_view_rows(browser: Any, base: str, run: Run, text: str, runs: int) -> None:
     """Row 11: the text view of a megabyte in tens of thousands of chunks: a size edit
     from 1000 words to 2 (overlap 1), the view dragged to the middle, and the strip
@@ -671,18 +689,9 @@ def text_view_rows(browser: Any, base: str, run: Run, text: str, runs: int) -> N
     many, _ = window_count(words, 2, 1)
     with page_with_text(browser, base, text, words=words, size=1000, overlap=1) as page:
         settle(page)
-        view = page.get_by_test_id("text-view")
         for _ in range(runs):
             page.evaluate(WATCH)
-            page.get_by_test_id("size-input").fill("2")
-            latency = figures(page, "text-view", many, "data-chunks")
-            page.wait_for_selector('[data-testid="text-view"][data-rendered="true"]')
-            view.evaluate("el => { el.scrollTop = el.scrollHeight / 2; }")
-            page.wait_for_timeout(300)
-            strip = page.get_by_test_id("overview").locator("svg")
-            box = strip.bounding_box()
-            if box is not None:
-                strip.click(position={"x": box["width"] * 0.75, "y": 6})
+            latency = edit_drag_click(page, many)
             record(run, "text view", settle(page), [latency])
             page.get_by_test_id("size-input").fill("1000")  # back, for the next repetition
             figures(page, "summary-chunks", window_count(words, 1000, 1)[0])
@@ -1393,7 +1402,6 @@ def main(argv: list[str]) -> int:
         print(section)
         if not args.no_write:
             write_text_view_section(section)
-            print(f"\nwritten to {RESULTS.relative_to(ROOT)}")
         return 0
     if args.section in ("all", "site"):
         began = time.monotonic()
@@ -1770,8 +1778,6 @@ def encodings_section(runs: int) -> str:
 # Chromium trace of the same steps, the most CPU one main-thread task took (the
 # thread's own time, which the other work on a shared machine does not stretch).
 
-TEXT_VIEW_START = "<!-- bench_site text-view: start -->"
-TEXT_VIEW_END = "<!-- bench_site text-view: end -->"
 #: A main-thread task in a Chromium trace, by the name each version gives it.
 TRACE_TASKS = {"RunTask", "ThreadControllerImpl::RunTask"}
 
@@ -1822,20 +1828,12 @@ def text_view_once(browser: Any, base: str, run: Run, text: str, prefix: str) ->
     words = word_count(text)
     many, _ = window_count(words, 2, 1)
     with page_with_text(browser, base, text, words=words, size=1000, overlap=1) as page:
-        view = page.get_by_test_id("text-view")
-        view.scroll_into_view_if_needed()  # in sight, as a person reading it has it
+        # In sight, as a person reading it has it.
+        page.get_by_test_id("text-view").scroll_into_view_if_needed()
         settle(page)
         page.evaluate(WATCH)
         browser.start_tracing(page=page, categories=["devtools.timeline", "toplevel"])
-        page.get_by_test_id("size-input").fill("2")
-        latency = figures(page, "text-view", many, "data-chunks")
-        page.wait_for_selector('[data-testid="text-view"][data-rendered="true"]')
-        view.evaluate("el => { el.scrollTop = el.scrollHeight / 2; }")
-        page.wait_for_selector('[data-testid="text-view"][data-rendered="true"]')
-        strip = page.get_by_test_id("overview").locator("svg")
-        box = strip.bounding_box()
-        if box is not None:
-            strip.click(position={"x": box["width"] * 0.75, "y": 6})
+        latency = edit_drag_click(page, many)
         record(run, f"{prefix}text view", settle(page), [latency])
         events = json.loads(browser.stop_tracing())["traceEvents"]
         run.add(f"{prefix}text view cpu", longest_task_cpu(events))
@@ -1953,18 +1951,8 @@ def text_view_section(runs: int, before: Path | None) -> str:
 
 
 def write_text_view_section(section: str) -> None:
-    """Replaces the text-view section between its markers, or puts it after the site
-    table's block; keeps every other section."""
-    kept = RESULTS.read_text("utf-8") if RESULTS.exists() else ""
-    marked = f"{TEXT_VIEW_START}\n{section.rstrip()}\n{TEXT_VIEW_END}\n"
-    if TEXT_VIEW_START in kept and TEXT_VIEW_END in kept:
-        start = kept.index(TEXT_VIEW_START)
-        end = kept.index(TEXT_VIEW_END) + len(TEXT_VIEW_END) + 1
-        RESULTS.write_text(kept[:start] + marked + kept[end:])
-        return
-    at = site_block_end(kept)
-    head, tail = kept[:at].rstrip("\n"), kept[at:]
-    RESULTS.write_text((head + "\n\n" if head else "") + marked + ("\n" + tail if tail else ""))
+    """Replaces the text-view section, or puts it after the site table's block."""
+    put_section("bench_site text-view", section, place=site_block_end)
 
 
 if __name__ == "__main__":
