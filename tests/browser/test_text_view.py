@@ -137,6 +137,19 @@ def test_the_text_view_tiles_the_text_and_each_part_names_the_chunks_that_hold_i
         if unit == "word" and overlap == 0:
             assert 0 in kinds, "word mode at overlap 0 leaves the whitespace to no chunk"
 
+    # A whole text of many blocks, drawn a frame's worth at a time: all of it, in order.
+    text = "".join(
+        f"Overlap repeats the end of chunk {i}." + ("\n" if i % 10 == 9 else " ")
+        for i in range(400)
+    )
+    configure(app, unit="word", size="2", overlap="1", text=text)
+    rendered(app, native("chunk", text=text, unit="word", size=2, overlap=1)["summary"]["chunks"])
+    expect(app.locator(f"{VIEW}[data-mode='whole']")).to_have_count(1)
+    assert app.locator(".tv-page").count() > 10
+    segments = app.locator('[data-testid="segment"]').evaluate_all(READ_SEGMENTS)
+    assert "".join(s[3] for s in segments) == text
+    assert [s[0] for s in segments] == [0, *(s[1] for s in segments[:-1])]
+
     # Pointing at the text: ten words, size 4, overlap 2 (the second case again).
     text = CASES[1][3]
     configure(app, unit="word", size="4", overlap="2", text=text)
