@@ -37,7 +37,8 @@ is a few named steps:
                         saves a Pyodide memory snapshot -> dist/snapshot/ (gzip + sha256 manifest)
     write_page_modules  dist/static/page-modules.js: the page's modules, which start.js
                         preloads once the first frame is drawn
-    inline_stylesheet   dist/index.html with static/style.css in it, allowed by its sha256
+    inline_stylesheet   dist/index.html with static/style.css in it, allowed by its sha256,
+                        and its closed folds' contents in templates until the first paint
     write_service_worker  dist/sw.js: sw.js with this build's version and every file's sha256
     assemble_site       index.html and static/ -> dist/
 
@@ -954,13 +955,51 @@ def inlined_page(html: str, css: str) -> str:
     return html.replace(STYLESHEET_LINK, f"<style>{css}</style>", 1)
 
 
+FOLD_OPEN = re.compile(r"<details\b[^>]*>")
+FOLD_TAG = re.compile(r"<details\b[^>]*>|</details\s*>")
+#: What a closed fold's contents are put in (static/start.js puts them back).
+FOLD_TEMPLATE = "<template data-folded>"
+
+
+def folded_page(html: str) -> str:
+    """index.html with the contents of each closed ``<details>`` (all but its
+    ``<summary>``) in a ``<template data-folded>``: a closed fold shows only its summary,
+    so the first frame looks the same, but the browser neither styles nor lays out nor
+    scans for form fields the hundreds of elements it hides while it makes that frame.
+    static/start.js puts them back before the page's modules run. A fold nested in a
+    closed one goes with it; an ``open`` fold is left as it is."""
+    out: list[str] = []
+    at = 0
+    while (start := FOLD_OPEN.search(html, at)) is not None:
+        depth, end = 1, start.end()
+        for tag in FOLD_TAG.finditer(html, start.end()):
+            depth += -1 if tag.group().startswith("</") else 1
+            if depth == 0:
+                end = tag.start()
+                break
+        else:
+            raise StepFailed(f"index.html: a <details> at offset {start.start()} is not closed")
+        opening = start.group()
+        summary = html.find("</summary>", start.end(), end)
+        if re.search(r"\sopen\b", opening) or summary < 0:
+            out.append(html[at : start.end()])
+            at = start.end()
+            continue
+        inner = summary + len("</summary>")
+        out.append(html[at:inner] + FOLD_TEMPLATE + html[inner:end] + "</template>")
+        at = end
+    out.append(html[at:])
+    return "".join(out)
+
+
 @named_step
 def inline_stylesheet(files: dict[str, Path]) -> Path:
-    """dist/index.html with static/style.css inlined (:func:`inlined_page`); the
-    stylesheet is then no file of its own in dist/."""
+    """dist/index.html with static/style.css inlined (:func:`inlined_page`), the
+    stylesheet then no file of its own in dist/, and its closed folds' contents kept
+    for after the first frame (:func:`folded_page`)."""
     html = files["index.html"].read_text("utf-8")
     css = files.pop(STYLESHEET).read_text("utf-8")
-    text = inlined_page(html, css)
+    text = folded_page(inlined_page(html, css))
     target = CACHE / "index.html"
     if not target.exists() or target.read_text("utf-8") != text:
         target.write_text(text, "utf-8")

@@ -9,7 +9,8 @@
 // build.py) come after the first paint: fetched and compiled while the browser lays
 // out and draws the first frame, about fifty modules held that frame back (traced on
 // a cold visit, the raster of the first frame waited behind their compiling on a
-// two-core machine). view/app.js imports `engine` from here and calls
+// two-core machine). The closed folds' contents, which build.py keeps in templates
+// out of that frame, are put back first. view/app.js imports `engine` from here and calls
 // engine.listen(), which replays the stages seen so far.
 
 import { Engine } from "./engine/engine-client.js";
@@ -57,6 +58,10 @@ function firstPaint() {
 // view/app.js imports this module, which must have finished.
 Promise.all([firstPaint(), Promise.race([engine.whenRunning(), wait(ENGINE_WAIT_MS)])])
   .then(() => {
+    // The closed folds' contents, which build.py kept out of the first frame.
+    for (const folded of document.querySelectorAll("template[data-folded]")) {
+      if (folded instanceof HTMLTemplateElement) folded.replaceWith(folded.content);
+    }
     for (const path of PAGE_MODULES) {
       const link = document.createElement("link");
       link.rel = "modulepreload";

@@ -204,3 +204,21 @@ def test_the_page_modules_are_app_js_graph_less_what_start_js_loads(tmp_path: Pa
     files["static/view/b.js"].write_text('import { c } from "./c.js";\n')
     with pytest.raises(build.StepFailed, match=r"static/view/c\.js is imported but is not part"):
         build.module_graph(files, "static/view/app.js")
+
+
+def test_closed_folds_keep_their_summary_and_wait_in_a_template() -> None:
+    html = (
+        '<details class="a"><summary>A</summary><p>a</p>'
+        "<details open><summary>B</summary><input></details></details>\n"
+        "<details open><summary>C</summary><p>c</p>"
+        '<details id="d"><summary>D</summary><b>d</b></details></details>'
+    )
+    assert build.folded_page(html) == (
+        '<details class="a"><summary>A</summary><template data-folded><p>a</p>'
+        "<details open><summary>B</summary><input></details></template></details>\n"
+        "<details open><summary>C</summary><p>c</p>"
+        '<details id="d"><summary>D</summary><template data-folded><b>d</b></template>'
+        "</details></details>"
+    )
+    with pytest.raises(build.StepFailed, match="is not closed"):
+        build.folded_page("<details><summary>A</summary>")

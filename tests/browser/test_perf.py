@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -55,9 +56,27 @@ FIRST_FRAME = """() => {
     app: asked("/static/view/app.js"),
     engine: asked("/pyodide/pyodide.mjs"),
     stylesheets: document.styleSheets.length,
+    folded: document.querySelectorAll("template[data-folded]").length,
+    folds: document.querySelectorAll("details").length,
+    inputs: document.querySelectorAll("details input, details select").length,
     background: getComputedStyle(document.body).backgroundColor,
   };
 }"""
+
+
+def fold_markup(html: str) -> str:
+    """The markup inside every outermost <details> of ``html``."""
+    parts, depth, began = [], 0, 0
+    for tag in re.finditer(r"<details\b[^>]*>|</details>", html):
+        if tag.group().startswith("</"):
+            depth -= 1
+            if depth == 0:
+                parts.append(html[began : tag.start()])
+        else:
+            if depth == 0:
+                began = tag.end()
+            depth += 1
+    return "".join(parts)
 
 
 def test_the_first_frame_is_drawn_before_the_page_loads_its_own_modules(
@@ -74,6 +93,10 @@ def test_the_first_frame_is_drawn_before_the_page_loads_its_own_modules(
     # the page is styled, and the browser reported no violation (the session fails on one).
     assert seen["stylesheets"] == 1 and seen["background"] == "rgb(246, 246, 243)", seen
     assert not any(url.endswith(".css") for url in session.requests), session.requests
+    # The closed folds' contents, kept out of the first frame, are all back in the page.
+    source = (build.ROOT / "index.html").read_text("utf-8")
+    assert seen["folded"] == 0 and seen["folds"] == source.count("<details"), seen
+    assert seen["inputs"] == len(re.findall(r"<(?:input|select)\b", fold_markup(source))), seen
     assert session.unexpected_errors() == []
     compute_once(page, size=4, chunks=3)
 
