@@ -56,29 +56,7 @@ const SNAPSHOT_MANIFEST_URL = new URL("../../snapshot/snapshot.json", import.met
 const WARM_SLICE_SECONDS = 0.02;
 const WARM_REQUEST = JSON.stringify({ op: "warm", encoding: FACTS.default_encoding, seconds: WARM_SLICE_SECONDS });
 
-/**
- * `stream`'s bytes, read into one buffer of the `expected` length (no copy at the end);
- * resolves to the buffer and how many bytes the stream really held.
- * @param {ReadableStream<Uint8Array>} stream
- * @param {number} expected
- */
-async function readAll(stream, expected) {
-  const bytes = new Uint8Array(expected);
-  let length = 0;
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return { bytes, length };
-    if (length + value.length <= expected) bytes.set(value, length);
-    length += value.length; // a longer stream is read to its end, to say how long
-  }
-}
-
-/**
- * The snapshot's bytes, checked and unpacked; fetched while the rest starts. They are
- * unpacked as they arrive (the download and the inflating overlap), and used only
- * once the packed file's sha256 matches snapshot.json.
- */
+/** The snapshot's bytes, checked and unpacked; fetched while the rest starts. */
 async function fetchSnapshot() {
   const fetchOk = async (url) => {
     const response = await fetch(url);
@@ -86,25 +64,19 @@ async function fetchSnapshot() {
     return response;
   };
   const manifest = await (await fetchOk(SNAPSHOT_MANIFEST_URL)).json();
-  const response = await fetchOk(new URL(manifest.file, SNAPSHOT_MANIFEST_URL).href);
-  const [packedStream, packedCopy] = response.body.tee();
-  const unpacking = readAll(packedCopy.pipeThrough(new DecompressionStream("gzip")), manifest.bytes).then(
-    (read) => ({ read, failure: null }),
-    (failure) => ({ read: null, failure }), // a bad file is first told by its sha256
-  );
-  const packed = await new Response(packedStream).arrayBuffer();
+  const packed = await (await fetchOk(new URL(manifest.file, SNAPSHOT_MANIFEST_URL).href)).arrayBuffer();
   const digest = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", packed)))
     .map((byte) => byte.toString(16).padStart(2, "0"))
     .join("");
   if (digest !== manifest.sha256) {
     throw new Error(`its sha256 is ${digest.slice(0, 12)}…, snapshot.json says ${String(manifest.sha256).slice(0, 12)}…`);
   }
-  const { read, failure } = await unpacking;
-  if (failure !== null) throw failure;
-  if (read.length !== manifest.bytes) {
-    throw new Error(`it unpacks to ${read.length} bytes, snapshot.json says ${manifest.bytes}`);
+  const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
+  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+  if (bytes.length !== manifest.bytes) {
+    throw new Error(`it unpacks to ${bytes.length} bytes, snapshot.json says ${manifest.bytes}`);
   }
-  return read.bytes;
+  return bytes;
 }
 
 const snapshot = fetchSnapshot();
