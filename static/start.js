@@ -1,17 +1,78 @@
-// start.js: starts the engine as early as the page allows, and registers the
-// service worker that serves repeat and offline visits (../sw.js).
+// start.js: starts the engine as early as the page allows, loads the page's own
+// modules once its first frame is on screen, and registers the service worker that
+// serves repeat and offline visits (../sw.js).
 //
-// index.html loads this module with `async`, ahead of view/app.js: its graph is
-// just this file, the engine client (engine/) and facts.js, so the worker (and
-// with it the runtime and the memory snapshot downloads) starts while the page's
-// other modules still load. view/app.js imports `engine` from here and calls
+// index.html loads this module (with `async`) and preloads its small graph: just this
+// file, the engine client (engine/), facts.js and page-modules.js, so the worker (and
+// with it the runtime and the memory snapshot downloads) starts while the page is
+// still being parsed. view/app.js and the modules it imports (PAGE_MODULES, listed by
+// build.py) come after the first paint: fetched and compiled while the browser lays
+// out and draws the first frame, about fifty modules held that frame back (traced on
+// a cold visit, the raster of the first frame waited behind their compiling on a
+// two-core machine). The closed folds' contents, which build.py keeps in templates
+// out of that frame, are put back first. view/app.js imports `engine` from here and calls
 // engine.listen(), which replays the stages seen so far.
 
 import { Engine } from "./engine/engine-client.js";
 import { messageOf } from "./engine/protocol.js";
+import { PAGE_MODULES } from "./page-modules.js";
 
 export const engine = new Engine();
 engine.start();
+
+// How long the page's modules wait for the first paint at most (a page hidden
+// meanwhile, or a browser that reports no paint timing, draws or says nothing).
+const FIRST_PAINT_WAIT_MS = 1000;
+// How long they wait for the engine's worker to run at most (a slow start-up, or
+// one that failed without a word, does not keep the page from wiring itself).
+const ENGINE_WAIT_MS = 5000;
+
+/** @param {number} ms */
+const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves once the page's first contentful frame is on screen (or none is coming). */
+function firstPaint() {
+  return new Promise((resolve) => {
+    if (document.visibilityState !== "visible") {
+      resolve(undefined);
+      return;
+    }
+    setTimeout(resolve, FIRST_PAINT_WAIT_MS);
+    document.addEventListener("visibilitychange", resolve, { once: true });
+    try {
+      new PerformanceObserver((list, observer) => {
+        if (list.getEntriesByName("first-contentful-paint").length === 0) return;
+        observer.disconnect();
+        resolve(undefined);
+      }).observe({ type: "paint", buffered: true });
+    } catch {
+      resolve(undefined);
+    }
+  });
+}
+
+// The page's modules, all requested at once (not import by import), then the page,
+// once the first frame is drawn and the engine's worker runs: the worker's own modules
+// are fetched through this page's thread, which wiring the page keeps busy (traced:
+// the worker's first import waited 400 ms behind view/app.js). Not awaited here:
+// view/app.js imports this module, which must have finished.
+Promise.all([firstPaint(), Promise.race([engine.whenRunning(), wait(ENGINE_WAIT_MS)])])
+  .then(() => {
+    // The closed folds' contents, which build.py kept out of the first frame.
+    for (const folded of document.querySelectorAll("template[data-folded]")) {
+      if (folded instanceof HTMLTemplateElement) folded.replaceWith(folded.content);
+    }
+    for (const path of PAGE_MODULES) {
+      const link = document.createElement("link");
+      link.rel = "modulepreload";
+      link.href = new URL(path, import.meta.url).href;
+      document.head.append(link);
+    }
+    return import("./view/app.js");
+  })
+  .catch((err) => {
+    console.error(`the page's modules did not load: ${messageOf(err)}`);
+  });
 
 // Registered once the engine is ready, so that precaching the build (about 25 MB,
 // mostly from the HTTP cache by then) does not compete with the first start-up.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -135,3 +136,89 @@ def test_the_readme_documents_every_option_of_every_build_command() -> None:
     assert "python build.py serve --port" in options
     missing = [option for option in options if option not in readme]
     assert not missing, f"the README never mentions: {missing}"
+
+
+def test_the_stylesheet_is_put_into_the_page_and_allowed_by_its_sha256_only() -> None:
+    import base64
+    import hashlib
+
+    html = (
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'self'; img-src 'self'\">\n"
+        f"{build.STYLESHEET_LINK}\n<p>text</p>"
+    )
+    css = "body { color: red; }\n"
+    page = build.inlined_page(html, css)
+    digest = base64.b64encode(hashlib.sha256(css.encode()).digest()).decode()
+    assert f"style-src 'self' 'sha256-{digest}'; img-src" in page
+    assert f"<style>{css}</style>\n<p>text</p>" in page
+    assert build.STYLESHEET_LINK not in page
+    assert "unsafe-inline" not in page
+
+
+@pytest.mark.parametrize(
+    ("html", "css", "says"),
+    [
+        ("<meta content=\"style-src 'self'\"><p>", "p {}", "must link static/style.css once"),
+        (f"<meta content=\"default-src 'none'\">{build.STYLESHEET_LINK}", "p {}", "lacks"),
+        (
+            f"<meta content=\"style-src 'self'\">{build.STYLESHEET_LINK}",
+            "/* </style> */",
+            "</style",
+        ),
+    ],
+)
+def test_a_page_the_stylesheet_cannot_be_put_into_safely_is_refused(
+    html: str, css: str, says: str
+) -> None:
+    with pytest.raises(build.StepFailed, match=re.escape(says)):
+        build.inlined_page(html, css)
+
+
+def test_the_page_modules_are_app_js_graph_less_what_start_js_loads(tmp_path: Path) -> None:
+    sources = {
+        "static/start.js": 'import { a } from "./engine/a.js";\n'
+        'import { P } from "./page-modules.js";\n',
+        "static/engine/a.js": 'import { f } from "../view/f.js";\n',
+        "static/view/f.js": "export const f = 1;\n",
+        "static/view/app.js": 'import { engine } from "../start.js";\nimport { f } from "./f.js";\n'
+        'import {\n  b,\n} from "./b.js";\n',
+        "static/view/b.js": "// import nothing from './c.js'\nexport const b = 2;\n",
+    }
+    files = {}
+    for name, text in sources.items():
+        path = tmp_path / name.replace("/", "_")
+        path.write_text(text)
+        files[name] = path
+    assert build.module_graph(files, "static/start.js") == [
+        "static/start.js",
+        "static/engine/a.js",
+        "static/page-modules.js",
+        "static/view/f.js",
+    ]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(build, "CACHE", tmp_path / "cache")
+        target = build.write_page_modules(files)
+    assert re.findall(r'"(\./[^"]+)"', target.read_text()) == ["./view/app.js", "./view/b.js"]
+    assert files[build.PAGE_MODULES] == target
+    files["static/view/b.js"].write_text('import { c } from "./c.js";\n')
+    with pytest.raises(build.StepFailed, match=r"static/view/c\.js is imported but is not part"):
+        build.module_graph(files, "static/view/app.js")
+
+
+def test_closed_folds_keep_their_summary_and_wait_in_a_template() -> None:
+    html = (
+        '<details class="a"><summary>A</summary><p>a</p>'
+        "<details open><summary>B</summary><input></details></details>\n"
+        "<details open><summary>C</summary><p>c</p>"
+        '<details id="d"><summary>D</summary><b>d</b></details></details>'
+    )
+    assert build.folded_page(html) == (
+        '<details class="a"><summary>A</summary><template data-folded><p>a</p>'
+        "<details open><summary>B</summary><input></details></template></details>\n"
+        "<details open><summary>C</summary><p>c</p>"
+        '<details id="d"><summary>D</summary><template data-folded><b>d</b></template>'
+        "</details></details>"
+    )
+    with pytest.raises(build.StepFailed, match="is not closed"):
+        build.folded_page("<details><summary>A</summary>")

@@ -53,6 +53,7 @@
 // engine.timings -> the `timings` of the ready message, or null
 // engine.vocabularies -> Map(encoding -> the last vocabulary message for it)
 // engine.whenReady() -> Promise resolving with the timings once ready (never on failure)
+// engine.whenRunning() -> Promise resolving once the worker runs (its first stage) or failed
 // engine.terminate() -> stops the worker; pending calls resolve to null.
 //
 // The worker is a module worker started from a `blob:` URL whose only line
@@ -87,6 +88,10 @@ export class Engine {
     /** Resolves when the engine is ready; never rejects (see whenReady). */
     this._readyPromise = new Promise((resolve) => {
       this._resolveReady = resolve;
+    });
+    /** Resolves at the worker's first stage message, or when start-up fails. */
+    this._runningPromise = new Promise((resolve) => {
+      this._resolveRunning = resolve;
     });
     this._worker = null;
     this._nextId = 1;
@@ -126,6 +131,14 @@ export class Engine {
   /** A promise that resolves once the engine is ready (never, if start-up fails). */
   whenReady() {
     return this._readyPromise;
+  }
+
+  /**
+   * A promise that resolves once the worker runs: its modules are loaded and its first
+   * stage has begun (or start-up failed). Never rejects.
+   */
+  whenRunning() {
+    return this._runningPromise;
   }
 
   /** Starts the worker once; later calls do nothing. */
@@ -269,6 +282,7 @@ export class Engine {
   _receive(message) {
     switch (message.type) {
       case "stage":
+        this._resolveRunning();
         this.stage = message.stage;
         this._lastStage = { stage: message.stage, detail: message.detail };
         this._callbacks.onStage?.({ stage: message.stage, detail: message.detail });
@@ -338,6 +352,7 @@ export class Engine {
     this._fatal = error;
     this._fatalMessage = message;
     this.state = "failed";
+    this._resolveRunning();
     this._worker?.terminate();
     this._worker = null;
     for (const id of [...this._pending.keys()]) this._settle(id, error);

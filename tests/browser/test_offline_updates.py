@@ -28,8 +28,9 @@ def make_build(dist: Path, target: Path, name: str) -> list[str]:
     shutil.copytree(dist, target)
     index = target / "index.html"
     html = index.read_text("utf-8")
-    modules = MODULE_SCRIPT.findall(html)
-    assert modules, "index.html loads no module script"
+    # The module scripts index.html loads, and the page's own, which start.js loads.
+    modules = [*MODULE_SCRIPT.findall(html), build.APP_MODULE]
+    assert len(modules) > 1, "index.html loads no module script"
     index.write_text(html.replace("<html ", f'<html data-html-build="{name}" ', 1), "utf-8")
     for module in modules:
         path = target / module

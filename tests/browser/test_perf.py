@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -41,6 +42,62 @@ def test_the_worker_boots_from_the_build_time_memory_snapshot(
     wait_until_ready(page)
     assert any(RESTORED in line for line in session.console), session.console
     assert not any("could not be used" in line for line in session.console)
+    compute_once(page, size=4, chunks=3)
+
+
+# When the first frame was presented, and when the page asked for its own modules and
+# for its engine's files (resource timing: the worker's imports are the page's).
+FIRST_FRAME = """() => {
+  const paint = performance.getEntriesByName("first-contentful-paint")[0];
+  const asked = (end) => performance.getEntriesByType("resource")
+    .filter((entry) => entry.name.endsWith(end)).map((entry) => entry.startTime);
+  return {
+    paint: paint ? paint.startTime : null,
+    app: asked("/static/view/app.js"),
+    engine: asked("/pyodide/pyodide.mjs"),
+    stylesheets: document.styleSheets.length,
+    folded: document.querySelectorAll("template[data-folded]").length,
+    folds: document.querySelectorAll("details").length,
+    inputs: document.querySelectorAll("details input, details select").length,
+    background: getComputedStyle(document.body).backgroundColor,
+  };
+}"""
+
+
+def fold_markup(html: str) -> str:
+    """The markup inside every outermost <details> of ``html``."""
+    parts, depth, began = [], 0, 0
+    for tag in re.finditer(r"<details\b[^>]*>|</details>", html):
+        if tag.group().startswith("</"):
+            depth -= 1
+            if depth == 0:
+                parts.append(html[began : tag.start()])
+        else:
+            if depth == 0:
+                began = tag.end()
+            depth += 1
+    return "".join(parts)
+
+
+def test_the_first_frame_is_drawn_before_the_page_loads_its_own_modules(
+    page: Any, session: Any, site_url: str
+) -> None:
+    page.goto(site_url)
+    wait_until_ready(page)
+    seen = page.evaluate(FIRST_FRAME)
+    assert seen["paint"] is not None, seen
+    # The engine starts while the page is parsed; the page's modules wait for the frame.
+    assert len(seen["app"]) == 1 and seen["app"][0] >= seen["paint"], seen
+    assert len(seen["engine"]) == 1 and seen["engine"][0] < seen["app"][0], seen
+    # The stylesheet is in the page (no request of its own) and the policy allows it:
+    # the page is styled, and the browser reported no violation (the session fails on one).
+    assert seen["stylesheets"] == 1 and seen["background"] == "rgb(246, 246, 243)", seen
+    assert not any(url.endswith(".css") for url in session.requests), session.requests
+    # The closed folds' contents, kept out of the first frame, are all back in the page.
+    source = (build.ROOT / "index.html").read_text("utf-8")
+    assert seen["folded"] == 0 and seen["folds"] == source.count("<details"), seen
+    assert seen["inputs"] == len(re.findall(r"<(?:input|select)\b", fold_markup(source))), seen
+    assert session.unexpected_errors() == []
     compute_once(page, size=4, chunks=3)
 
 
