@@ -204,8 +204,10 @@ def _op_chunk(request: JSON) -> JSON:
     """The page's view. ``"checks": false`` leaves the sentence check and the download's
     size to a ``checks`` call that follows (the page asks for them in the background).
     ``text_view`` (``{"page", "pages"}``) adds the text view's pages in sight to the
-    answer, as the ``segments`` op gives them, so a keystroke needs one call for the
-    figures, the cards and the text view alike."""
+    answer, as the ``segments`` op gives them, and ``cards`` (``{"from", "to"}``) the
+    cards in sight when the caps are lifted, as the ``cards`` op gives them (``null``
+    when the result is not past a cap), so a keystroke needs one call for the figures,
+    the cards and the text view alike."""
     checks = request.get("checks", True)
     if not isinstance(checks, bool):
         raise InputError("checks", f"checks must be true or false, got {quote(checks)}")
@@ -214,7 +216,19 @@ def _op_chunk(request: JSON) -> JSON:
     wanted = request.get("text_view")
     if wanted is not None:
         view["text_view"] = _text_view(text, params, wanted)
+    cards = request.get("cards")
+    if cards is not None:
+        view["cards"] = _cards_window(text, params, cards) if view["lifted"] else None
     return view
+
+
+def _cards_window(text: str, params: Params, wanted: object) -> JSON:
+    """The cards in sight for a ``chunk`` answer whose caps are lifted: ``wanted`` is
+    ``{"from", "to"}``, read as the ``cards`` op reads them, and the answer is that op's."""
+    if not isinstance(wanted, dict):
+        raise InputError("cards", f"cards must be an object with from and to, got {quote(wanted)}")
+    start, stop = _card_range(wanted)
+    return cards_view(text, params, first=start, stop=stop)
 
 
 def _text_view(text: str, params: Params, wanted: object) -> JSON:
@@ -283,16 +297,22 @@ def _op_segments(request: JSON) -> JSON:
     )
 
 
-def _op_cards(request: JSON) -> JSON:
-    """Chunk cards ``[from, to)``, for a result whose caps are lifted."""
-    start = _offset(request, "from", 0)
-    stop = _offset(request, "to", start)
+def _card_range(fields: JSON) -> tuple[int, int]:
+    """``from`` and ``to`` of a range of chunk cards ``[from, to)``."""
+    start = _offset(fields, "from", 0)
+    stop = _offset(fields, "to", start)
     if stop < start:
         raise InputError(
             "to",
             f"to ({stop:,}) is less than from ({start:,}): ask for the cards [from, to),"
             " with to at least from",
         )
+    return start, stop
+
+
+def _op_cards(request: JSON) -> JSON:
+    """Chunk cards ``[from, to)``, for a result whose caps are lifted."""
+    start, stop = _card_range(request)
     return cards_view(_text(request), _params(request), first=start, stop=stop)
 
 

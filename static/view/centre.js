@@ -125,9 +125,12 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
       return { ...(lifted ? { caps: false } : {}), columns: stripColumns() };
     },
 
-    /** What the main view's chunk request asks for beyond the settings: the text view's pages. */
+    /**
+     * What the main view's chunk request asks for beyond the settings: the text view's
+     * pages in sight and, with the caps lifted, the cards in sight.
+     */
     viewFields() {
-      return { text_view: textView.wanted() };
+      return { text_view: textView.wanted(), ...(lifted ? { cards: virtual.wanted() } : {}) };
     },
 
     /** A chunk result is on screen for `request` (token boundaries drawn or not). */
@@ -135,7 +138,7 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
       current = { request, result };
       const { params, summary, capped } = result;
       if (result.lifted) {
-        const known = virtual.show(request, summary.chunks, params.unit, showBreaks);
+        const known = virtual.show(request, summary.chunks, params.unit, showBreaks, result.cards ?? null);
         boundaries.update({ ...result, chunks: known });
       } else {
         virtual.hide();

@@ -11,6 +11,7 @@ import { el } from "./dom.js";
 const PER_CALL = FACTS.cards_per_call;
 const AROUND = 6; // cards drawn above and below those in sight
 const GUESS_PX = 130; // a card's height before one is measured
+const MIN_PX = 40; // the least average height a card is given
 
 export class VirtualCards {
   /**
@@ -30,18 +31,43 @@ export class VirtualCards {
   }
 
   /**
-   * Shows `total` cards of the result for `request` (its fields, caps lifted).
+   * The cards a new result should bring with it (the chunk request's `cards`): those
+   * `draw()` will show where the view is now.
+   */
+  wanted() {
+    const index = this.shown ? this.firstInSight() : 0;
+    // As many as the list could hold once drawn (it may grow to the window's height),
+    // were every card of the least height a card is given, and twice the cards drawn
+    // around them, should the list have moved by a few when the answer lands.
+    const most = Math.ceil(Math.max(this.list.clientHeight, window.innerHeight) / MIN_PX);
+    const from = Math.max(0, index - 2 * AROUND);
+    return { from, to: Math.min(from + PER_CALL, index + most + 2 * AROUND) };
+  }
+
+  /** How many cards the list's view holds, at their average height. */
+  sight() {
+    return Math.ceil((this.list.clientHeight || 600) / this.height);
+  }
+
+  /**
+   * Shows `total` cards of the result for `request` (its fields, caps lifted), with
+   * `window` (the cards op's answer the result brought, or null) known at once.
    * Returns the (sparse) array the fetched cards go into, by index.
    */
-  show(request, total, unit, showBreaks) {
+  show(request, total, unit, showBreaks, window = null) {
     this.generation += 1;
     const keep = this.shown ? this.firstInSight() : 0;
     this.base = { ...request };
     delete this.base.op;
+    delete this.base.cards;
+    delete this.base.text_view;
     this.total = total;
     this.unit = unit;
     this.showBreaks = showBreaks;
     this.known = [];
+    window?.chunks.forEach((chunk, i) => {
+      this.known[window.from + i] = chunk;
+    });
     this.drawn = new Map();
     this.asked = null;
     this.height = this.height ?? GUESS_PX;
@@ -115,9 +141,8 @@ export class VirtualCards {
    * stays where it was on the screen), and asks for the ones not known yet.
    */
   draw(at = this.anchor()) {
-    const sight = Math.ceil((this.list.clientHeight || 600) / this.height);
     const first = Math.max(0, at.index - AROUND);
-    const stop = Math.min(this.total, at.index + sight + AROUND);
+    const stop = Math.min(this.total, at.index + this.sight() + AROUND);
     for (const [index, card] of this.drawn) {
       if (index < first || index >= stop) {
         card.remove();
@@ -169,7 +194,7 @@ export class VirtualCards {
     const lastCard = cards[cards.length - 1];
     const span = lastCard.offsetTop + lastCard.offsetHeight - firstCard.offsetTop;
     const gap = parseFloat(getComputedStyle(this.list).rowGap) || 0;
-    this.height = Math.max(40, (span + gap) / cards.length);
+    this.height = Math.max(MIN_PX, (span + gap) / cards.length);
     this.measured = true;
   }
 

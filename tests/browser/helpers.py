@@ -247,3 +247,16 @@ def js_number(value: float) -> str:
     if isinstance(value, float) and 1e-7 <= abs(value) < 1e21 and "e" in repr(value):
         return format(Decimal(repr(value)), "f")
     return json.dumps(value)
+
+
+#: Records, in window.__posted, what the page posts to the engine's worker from now on:
+#: each call's purpose, or the message's type.
+RECORD_POSTS = """async () => {
+  const { engine } = await import("./static/start.js");
+  const posted = (window.__posted = []);
+  const post = engine._worker.postMessage.bind(engine._worker);
+  engine._worker.postMessage = (message, transfer) => {
+    posted.push(message.type === "call" ? message.purpose : message.type);
+    post(message, transfer);
+  };
+}"""

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import WORKER_SPY, cli_chunk, configure, native, open_ready, put_text
+from helpers import RECORD_POSTS, WORKER_SPY, cli_chunk, configure, native, open_ready, put_text
 from playwright.sync_api import expect
 
 import build
@@ -476,19 +476,9 @@ def test_a_view_call_is_answered_before_a_background_call_queued_ahead_of_it(app
 
 # ---- one answer per keystroke -----------------------------------------------------------
 
+
 # Records what the page's own engine client posts to the worker from now on: each call's
 # purpose, and "drop" for each call it drops.
-RECORD_POSTS = """async () => {
-  const { engine } = await import("./static/start.js");
-  const posted = (window.__posted = []);
-  const post = engine._worker.postMessage.bind(engine._worker);
-  engine._worker.postMessage = (message, transfer) => {
-    posted.push(message.type === "call" ? message.purpose : message.type);
-    post(message, transfer);
-  };
-}"""
-
-
 def test_a_keystroke_is_one_view_call_that_brings_the_text_view_and_drops_older_work(
     app: Any,
 ) -> None:

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from helpers import WAIT_MS, cli_chunk, configure, native, put_text
+from helpers import RECORD_POSTS, WAIT_MS, cli_chunk, configure, native, put_text
 from playwright.sync_api import expect
 
 from pyapp.facts import MAX_CHUNKS
@@ -261,10 +261,16 @@ def test_lifting_the_caps_shows_every_card_near_the_view_and_downloads_what_the_
     expect(app.locator("#chunk-300")).to_be_focused(timeout=WAIT_MS)
     expect(app.locator("#chunk-300")).to_be_in_viewport()
 
-    # The choice holds when the settings change, until the caps are put back.
+    # The choice holds when the settings change, until the caps are put back; the
+    # settings' one view call brings the cards in sight (no cards call of their own).
+    app.evaluate(RECORD_POSTS)
     configure(app, overlap="1")
     expect(app.get_by_test_id("lift-note")).to_contain_text("963 chunks", timeout=WAIT_MS)
     expect(cards.first).to_have_attribute("aria-label", re.compile(r"^Chunk \d+ of 963$"))
+    expect(list_).to_have_attribute("data-rendered", "true")
+    assert app.locator("#chunk-list .chunk-loading").count() == 0
+    posted = app.evaluate("() => window.__posted")
+    assert "view" in posted and "cards" not in posted, posted
     assert cards.count() < 60
     app.get_by_test_id("restore-caps").click()
     expect(notice).to_be_visible(timeout=WAIT_MS)

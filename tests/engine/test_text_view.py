@@ -325,3 +325,37 @@ def test_a_text_the_view_draws_whole_comes_whole_whatever_pages_are_asked() -> N
 def test_a_text_view_that_is_not_pages_is_refused_by_name(text_view: object, field: str) -> None:
     answer = call(op="chunk", text="a b c", size=2, text_view=text_view)
     assert answer["ok"] is False and answer["error"]["field"] == field
+
+
+@pytest.mark.parametrize("unit", ["word", "char", "token"])
+def test_past_a_lifted_cap_one_chunk_call_carries_the_cards_in_sight_as_the_cards_op_gives_them(
+    unit: str,
+) -> None:
+    """With the caps lifted, the keystroke's one call also answers the cards in sight
+    (``cards``): the cards op's answer for that range, and the rest unchanged; under
+    the caps, or with the caps on past them, there are none to give (``null``)."""
+    text = "\ufeff" + "Chunk the text. " * 400  # 1,200 words: far past the chunk cap at size 2
+    fields: dict[str, Any] = {"unit": unit, "size": 2, "overlap": 1, "checks": False}
+    lifted = call(op="chunk", text=text, caps=False, cards={"from": 700, "to": 720}, **fields)
+    assert lifted["ok"], lifted
+    cards = lifted["result"].pop("cards")
+    assert (
+        cards
+        == call(op="cards", text=text, caps=False, **{"from": 700, "to": 720}, **fields)["result"]
+    )
+    assert (cards["from"], cards["to"], len(cards["chunks"])) == (700, 720, 20)
+    assert cards["chunks"][0]["index"] == 700
+    assert lifted["result"] == call(op="chunk", text=text, caps=False, **fields)["result"]
+    capped = call(op="chunk", text=text, cards={"from": 0, "to": 5}, **fields)["result"]
+    assert capped["capped"] is not None and capped["cards"] is None
+    under = call(op="chunk", text="a b c", size=2, caps=False, cards={"from": 0, "to": 5})
+    assert under["result"]["lifted"] is None and under["result"]["cards"] is None
+
+
+@pytest.mark.parametrize(
+    ("cards", "field"),
+    [(3, "cards"), ([0, 1], "cards"), ({"from": -1}, "from"), ({"from": 5, "to": 2}, "to")],
+)
+def test_cards_in_sight_that_are_not_a_range_are_refused_by_name(cards: object, field: str) -> None:
+    answer = call(op="chunk", text="a " * 600, size=1, caps=False, cards=cards)
+    assert answer["ok"] is False and answer["error"]["field"] == field
