@@ -100,8 +100,6 @@ PAGES = BENCH / "pages"
 RESULTS = BENCH / "RESULTS.md"
 BENCH_PREFIX = "/__bench__/"
 #: The newer encodings' section of RESULTS.md, between these markers.
-ENCODINGS_START = "<!-- bench_site encodings: start -->"
-ENCODINGS_END = "<!-- bench_site encodings: end -->"
 
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(BENCH))
@@ -1347,16 +1345,7 @@ def write_site_block(block: str) -> None:
 def write_encodings_section(section: str) -> None:
     """Replaces the encodings section between its markers, or puts it right after the
     site table's block; keeps every other section."""
-    kept = RESULTS.read_text("utf-8") if RESULTS.exists() else ""
-    marked = f"{ENCODINGS_START}\n{section.rstrip()}\n{ENCODINGS_END}\n"
-    if ENCODINGS_START in kept and ENCODINGS_END in kept:
-        start = kept.index(ENCODINGS_START)
-        end = kept.index(ENCODINGS_END) + len(ENCODINGS_END) + 1
-        RESULTS.write_text(kept[:start] + marked + kept[end:])
-        return
-    at = site_block_end(kept)
-    head, tail = kept[:at].rstrip("\n"), kept[at:]
-    RESULTS.write_text((head + "\n\n" if head else "") + marked + ("\n" + tail if tail else ""))
+    put_section("bench_site encodings", section, place=site_block_end)
 
 
 def main(argv: list[str]) -> int:
@@ -1442,9 +1431,6 @@ def main(argv: list[str]) -> int:
 # Rows 1, 2 and 9 alone (``--section keystroke``), with the same rows of another build
 # (``--before DIR``, e.g. a copy of dist/ built from main) measured in the same run,
 # interleaved, so that a change can be shown against what it replaced on a shared machine.
-
-KEYSTROKE_START = "<!-- bench_site keystroke: start -->"
-KEYSTROKE_END = "<!-- bench_site keystroke: end -->"
 
 
 def measure_keystroke(runs: int, before: Path | None) -> tuple[Run, str]:
@@ -1546,16 +1532,7 @@ def keystroke_section(runs: int, before: Path | None) -> str:
 def write_keystroke_section(section: str) -> None:
     """Replaces the keystroke section between its markers, or puts it after the site
     table's block; keeps every other section."""
-    kept = RESULTS.read_text("utf-8") if RESULTS.exists() else ""
-    marked = f"{KEYSTROKE_START}\n{section.rstrip()}\n{KEYSTROKE_END}\n"
-    if KEYSTROKE_START in kept and KEYSTROKE_END in kept:
-        start = kept.index(KEYSTROKE_START)
-        end = kept.index(KEYSTROKE_END) + len(KEYSTROKE_END) + 1
-        RESULTS.write_text(kept[:start] + marked + kept[end:])
-        return
-    at = site_block_end(kept)
-    head, tail = kept[:at].rstrip("\n"), kept[at:]
-    RESULTS.write_text((head + "\n\n" if head else "") + marked + ("\n" + tail if tail else ""))
+    put_section("bench_site keystroke", section, place=site_block_end)
 
 
 # ---------------------------------------------------------------- the newer encodings

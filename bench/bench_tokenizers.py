@@ -51,12 +51,11 @@ sys.path.insert(0, str(ROOT / "tests" / "engine"))
 from bench_engine import timed  # noqa: E402
 from documents import INSTALL, LIMIT, SOURCE, real_documents, shapes  # noqa: E402
 from machine import machine  # noqa: E402
+from results import put_section  # noqa: E402
 
 from pyapp.core import tokenizers  # noqa: E402
 from pyapp.core.tokenizers._pretokenize import pieces  # noqa: E402
 
-RESULTS = ROOT / "bench" / "RESULTS.md"
-START, END = "<!-- bench_tokenizers: start -->", "<!-- bench_tokenizers: end -->"
 ENCODINGS = ("o200k_base", "cl100k_base", "llama3", "qwen2", "tekken", "bert-base-uncased")
 REAL_TARGET, SHAPE_TARGET = 3.0, 5.0
 #: Seconds the page may take for any 1 MB text in any encoding.
@@ -317,7 +316,6 @@ def write(
     described = ", ".join(f"{name} {size:,} bytes" for name, size in sizes.items())
     section = "\n".join(
         [
-            START,
             "## The pure tokenizer against the reference libraries (native)",
             "",
             f"Written by `python bench/bench_tokenizers.py --write` (run by `python build.py"
@@ -363,17 +361,9 @@ def write(
             f" {os.getloadavg()[0]:.1f} when written).",
             "",
             *(page_table(page) if page else ["Not measured in this run (`dist/` not built)."]),
-            END,
         ]
     )
-    current = RESULTS.read_text("utf-8") if RESULTS.exists() else ""
-    if START in current and END in current:
-        before, rest = current.split(START, 1)
-        current = before + section + rest.split(END, 1)[1]
-    else:
-        current = current.rstrip() + "\n\n" + section + "\n"
-    RESULTS.write_text(current, "utf-8")
-    print(f"written to {RESULTS}")
+    put_section("bench_tokenizers", section)
 
 
 def main() -> None:
