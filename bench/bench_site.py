@@ -1433,9 +1433,9 @@ def main(argv: list[str]) -> int:
 # interleaved, so that a change can be shown against what it replaced on a shared machine.
 
 
-def measure_keystroke(runs: int, before: Path | None) -> tuple[Run, str]:
-    run = Run({}, {})
-    text = english(TARGET_BYTES)
+@contextmanager
+def builds_and_browser(before: Path | None) -> Iterator[tuple[str, str | None, Any]]:
+    """This build's dist/ served, ``before``'s too when given, and one Chromium."""
     with contextlib.ExitStack() as stack:
         base = stack.enter_context(build.serving_in_background(build.DIST, BenchHandler))
         old = (
@@ -1443,7 +1443,13 @@ def measure_keystroke(runs: int, before: Path | None) -> tuple[Run, str]:
             if before is not None
             else None
         )
-        browser = stack.enter_context(chromium())
+        yield base, old, stack.enter_context(chromium())
+
+
+def measure_keystroke(runs: int, before: Path | None) -> tuple[Run, str]:
+    run = Run({}, {})
+    text = english(TARGET_BYTES)
+    with builds_and_browser(before) as (base, old, browser):
         bare(browser, base, Run({}, {}))  # warm-up: the OS file cache, Chromium's first start
         cold_page(browser, base, Run({}, {}))
         if old is not None:
@@ -1826,14 +1832,7 @@ def text_view_once(browser: Any, base: str, run: Run, text: str, prefix: str) ->
 def measure_text_view(runs: int, before: Path | None) -> tuple[Run, str]:
     run = Run({}, {})
     text = english(TARGET_BYTES)
-    with contextlib.ExitStack() as stack:
-        base = stack.enter_context(build.serving_in_background(build.DIST, BenchHandler))
-        old = (
-            stack.enter_context(build.serving_in_background(before, BenchHandler))
-            if before is not None
-            else None
-        )
-        browser = stack.enter_context(chromium())
+    with builds_and_browser(before) as (base, old, browser):
         for i in range(runs):  # alternating the order, so that none gains from it
             steps: list[Callable[[], None]] = [lambda: text_view_once(browser, base, run, text, "")]
             if old is not None:
