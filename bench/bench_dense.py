@@ -163,7 +163,16 @@ def native_rows(
     }  # fmt: skip
 
 
-def page_rows(text: str, lines: str) -> dict[str, Any]:
+def chunk_count(text: str) -> int:
+    """The setting's chunks, as the engine counts them (the page's summary figure)."""
+    from pyapp.web.api import handle
+
+    request = {"op": "chunk", "text": text, "unit": "token", "encoding": "bert-base-uncased",
+               "size": SIZE, "overlap": 0}  # fmt: skip
+    return int(json.loads(handle(json.dumps(request)))["result"]["summary"]["chunks"])
+
+
+def page_rows(text: str, lines: str, keep_trace: Path | None = None) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
     import build
@@ -187,12 +196,23 @@ def page_rows(text: str, lines: str) -> dict[str, Any]:
         page.get_by_test_id("encoding-select").select_option("bert-base-uncased")
         page.get_by_test_id("size-input").fill(str(SIZE))
         page.get_by_test_id("overlap-input").fill("0")
+        # The view of this setting on screen before the passages go in (a list added
+        # while an older setting's view was on its way was left "checking").
+        page.wait_for_selector(
+            f'[data-testid="summary-chunks"][data-value="{chunk_count(text)}"]', timeout=600_000
+        )
         page.locator("summary", has_text="Open or paste JSON Lines").click()
         page.get_by_test_id("evidence-jsonl").fill(lines)
         page.get_by_test_id("evidence-paste-add").click()
-        page.wait_for_selector(
-            '[data-testid="evidence-panel"][data-state="ready"]', timeout=300_000
-        )
+        try:
+            page.wait_for_selector(
+                '[data-testid="evidence-panel"][data-state="ready"]', timeout=300_000
+            )
+        except Exception:
+            panel = page.get_by_test_id("evidence-panel")
+            print(f"the evidence panel stayed {panel.get_attribute('data-state')!r}:"
+                  f" {panel.inner_text()[:400]!r}", file=sys.stderr)  # fmt: skip
+            raise
         page.evaluate("""() => { window.__tasks = []; new PerformanceObserver((l) => {
             for (const e of l.getEntries()) window.__tasks.push(Math.round(e.duration)); })
             .observe({ type: "longtask", buffered: false }); }""")
@@ -225,7 +245,7 @@ def page_rows(text: str, lines: str) -> dict[str, Any]:
     vectors = {k.split(":", 1)[1]: unpack(base64.b64decode(v)) for k, v in stored.items()}
     return {"wall_s": wall, "drawn_s": drawn, "load_ms": load_ms, "long_tasks": long_tasks,
             "heap_mb": heap, "vectors": vectors, "load": (load_before, load_after),
-            **read_trace(trace)}  # fmt: skip
+            **read_trace(trace, keep_trace)}  # fmt: skip
 
 
 TASK = "ThreadControllerImpl::RunTask"
@@ -244,12 +264,15 @@ def _what(event: dict[str, Any]) -> str:
     return name
 
 
-def read_trace(trace: Path) -> dict[str, Any]:
+def read_trace(trace: Path, keep: Path | None = None) -> dict[str, Any]:
     """From a trace: every task of the page's main thread (wall and CPU milliseconds,
     where it was posted from, and the event inside it that used the most CPU); and each
     worker thread's CPU seconds in all (the busiest is the embedder's)."""
     data = json.loads(trace.read_text("utf-8"))
-    trace.unlink()
+    if keep is None:
+        trace.unlink()
+    else:
+        trace.replace(keep)
     events = data["traceEvents"] if isinstance(data, dict) else data
     threads = {
         (e["pid"], e["tid"]): e["args"]["name"] for e in events if e.get("name") == "thread_name"
@@ -267,20 +290,29 @@ def read_trace(trace: Path) -> dict[str, Any]:
             tasks.append({"wall": e["dur"] / 1000, "cpu": e.get("tdur", 0) / 1000,
                           "ts": e["ts"], "end": e["ts"] + e["dur"], "posted": posted,
                           "inside": None, "inside_cpu": 0.0})  # fmt: skip
-    # The event inside each long task that used the most CPU (tasks do not overlap).
-    long = [t for t in tasks if t["wall"] > 50]
+    # What ran inside each long task (tasks do not overlap): its events by CPU, the
+    # three that used the most (a wrapper such as "Receive mojo message" and what it
+    # ran both show), at most one per name.
+    long = [t for t in tasks if t["wall"] > 50 or t["cpu"] > 20]
+    first = tasks[0]["ts"] if tasks else 0
     if long and main:
         inner = sorted((e for e in by_thread[main] if e["name"] != TASK), key=lambda e: e["ts"])
         i = 0
         for task in long:
+            task["at_s"] = (task["ts"] - first) / 1e6
             while i < len(inner) and inner[i]["ts"] < task["ts"]:
                 i += 1
             j = i
+            named: dict[str, float] = {}
             while j < len(inner) and inner[j]["ts"] < task["end"]:
                 cpu = inner[j].get("tdur", inner[j]["dur"]) / 1000
-                if cpu > task["inside_cpu"] or task["inside"] is None:
-                    task["inside"], task["inside_cpu"] = _what(inner[j]), cpu
+                what = _what(inner[j])
+                named[what] = max(named.get(what, 0.0), cpu)
                 j += 1
+            top = sorted(named.items(), key=lambda kv: -kv[1])[:3]
+            if top:
+                task["inside"] = ", ".join(f"{w} {c:.0f} ms" for w, c in top)
+                task["inside_cpu"] = top[0][1]
     workers = sorted(
         (sum(e.get("tdur", 0) for e in by_thread[t] if e["name"] == TASK) / 1e6
          for t in by_thread if threads.get(t, "").startswith("DedicatedWorker")),
@@ -294,8 +326,10 @@ def _load(pair: tuple[tuple[float, ...], tuple[float, ...]]) -> str:
 
 
 def _task(t: dict[str, Any]) -> str:
-    inside = f"; inside, most CPU: {t['inside']} {t['inside_cpu']:.0f} ms" if t["inside"] else ""
-    return f"{t['wall']:.0f} ms wall, {t['cpu']:.0f} ms CPU (posted from {t['posted']}{inside})"
+    inside = f"; inside, by CPU: {t['inside']}" if t["inside"] else ""
+    at = f" at {t['at_s']:.1f} s" if "at_s" in t else ""
+    posted = t["posted"].split("(", 1)[0]  # a C++ signature without its parameters
+    return f"{t['wall']:.0f} ms wall, {t['cpu']:.0f} ms CPU{at} (posted from {posted}{inside})"
 
 
 def native_table(native: dict[str, Any], bare_loop: bool) -> list[str]:
@@ -421,6 +455,7 @@ def main() -> int:
     parser.add_argument("--no-bare", action="store_true", help="skip the bare onnxruntime loop")
     parser.add_argument("--rounds", type=int, default=6, help="ours and bare, in turn first")
     parser.add_argument("--write", action="store_true", help="put the rows into bench/RESULTS.md")
+    parser.add_argument("--trace", type=Path, help="keep the page's trace in this file")
     args = parser.parse_args()
     text = english(args.bytes)
     lines = evidence_lines(text)
@@ -441,7 +476,7 @@ def main() -> int:
         *native_table(native, not args.no_bare),
     ]
     if not args.no_page:
-        page = page_rows(text, lines)
+        page = page_rows(text, lines, args.trace)
         out += ["", "**In the page** (the same text; the evidence panel with"
                 " `retriever = minilm`):", "", *page_table(native, page),
                 *agreement_table(native, page)]  # fmt: skip
