@@ -157,7 +157,7 @@ export class DenseRetriever {
     const held = await this._get(model.sha256, keys);
     if (held.size === keys.length) return { texts: keys.length, cached: held.size, embed: 0, seconds: 0 };
     await this._call({ op: "warm", encoding: model.encoding });
-    const work = await this._call({ ...request, op: "dense_plan", held: [...held.keys()] });
+    const work = await this._call({ ...request, op: "dense_plan", held: [...held.keys()], batches: false });
     return { texts: keys.length, cached: held.size, embed: work.texts, seconds: work.page_seconds };
   }
 
