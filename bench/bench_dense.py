@@ -500,9 +500,11 @@ def main() -> int:
         page = page_rows(text, lines, args.trace)
         quiet = ""
         if args.quiet_below is not None and waited < args.quiet_wait:
-            quiet = f" It began once the load average was below {args.quiet_below:g} (after {waited:.0f} s)."
+            quiet = (f" It began once the load average was below {args.quiet_below:g}"
+                     f" (after {waited:.0f} s).")  # fmt: skip
         elif args.quiet_below is not None:
-            quiet = f" The load average stayed above {args.quiet_below:g} for {waited:.0f} s: it began anyway."
+            quiet = (f" The load average stayed above {args.quiet_below:g} for {waited:.0f} s:"
+                     " it began anyway.")  # fmt: skip
         out += ["", "**In the page** (the same text; the evidence panel with"
                 f" `retriever = minilm`).{quiet}", "", *page_table(native, page),
                 *agreement_table(native, page)]  # fmt: skip
