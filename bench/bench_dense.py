@@ -71,7 +71,8 @@ from pyapp.embedder import DirStore, open_embedder  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "RESULTS.md"
 START, END = "<!-- bench_dense: start -->", "<!-- bench_dense: end -->"
-TRACE_CATEGORIES = ["toplevel", "devtools.timeline", "v8"]
+TRACE_CATEGORIES = ["toplevel", "devtools.timeline", "v8", "blink.user_timing"]
+EMBED_MARK = "bench:embed"  # the page's user-timing mark as the embedder is chosen
 SIZE = 254  # word pieces per chunk: with [CLS] and [SEP], the model's 256
 QUESTIONS = ["Where is the evidence index?", "What does the retrieval budget hold?",
              "How does the chunk overlap the window?"]  # fmt: skip
@@ -172,7 +173,18 @@ def chunk_count(text: str) -> int:
     return int(json.loads(handle(json.dumps(request)))["result"]["summary"]["chunks"])
 
 
-def page_rows(text: str, lines: str, keep_trace: Path | None = None) -> dict[str, Any]:
+def poll(page: Any, selector: str, seconds: float) -> None:
+    """Waits until ``selector`` matches, asking once a second."""
+    deadline = time.monotonic() + seconds
+    while page.locator(selector).count() == 0:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{selector} did not appear in {seconds:.0f} s")
+        time.sleep(1)
+
+
+def page_rows(
+    text: str, lines: str, keep_trace: Path | None = None, settle: float = 30
+) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
     import build
@@ -214,22 +226,32 @@ def page_rows(text: str, lines: str, keep_trace: Path | None = None) -> dict[str
                   f" {panel.inner_text()[:400]!r}", file=sys.stderr)  # fmt: skip
             raise
         page.evaluate("""() => { window.__tasks = []; new PerformanceObserver((l) => {
-            for (const e of l.getEntries()) window.__tasks.push(Math.round(e.duration)); })
+            for (const e of l.getEntries())
+              window.__tasks.push([Math.round(e.startTime), Math.round(e.duration)]); })
             .observe({ type: "longtask", buffered: false }); }""")
         trace = Path(tempfile.mkdtemp()) / "trace.json"
         browser.start_tracing(page=page, path=str(trace), categories=TRACE_CATEGORIES)
+        # The page left alone first: the collection of what loading 1 MB left behind
+        # (the memory reducer's, some seconds later) is the page's, not the embedder's.
+        time.sleep(settle)
+        embed_at = page.evaluate("() => { performance.mark(MARK); return performance.now(); }"
+                                 .replace("MARK", json.dumps(EMBED_MARK)))  # fmt: skip
         load_before = os.getloadavg()
         began = time.perf_counter()
         page.get_by_test_id("retriever").select_option("minilm")
-        page.wait_for_selector('[data-testid="dense-status"][data-embedded]', timeout=3_600_000)
+        # Polled every second rather than waited on with wait_for_selector, whose
+        # polling would add its own tasks to the page's thread being measured.
+        poll(page, '[data-testid="dense-status"][data-embedded]', 3600)
         wall = time.perf_counter() - began
         # Until the figures are drawn: the evidence call with every vector, and its render.
-        page.wait_for_selector('[data-testid="dense-recall"]:not([data-value=""])')
+        poll(page, '[data-testid="dense-recall"]:not([data-value=""])', 600)
         drawn = time.perf_counter() - began
         load_after = os.getloadavg()
         status = page.get_by_test_id("dense-status")
         load_ms = float(status.get_attribute("data-load-ms") or "nan")
-        long_tasks = page.evaluate("() => window.__tasks")
+        every = page.evaluate("() => window.__tasks")
+        long_tasks = [d for at, d in every if at >= embed_at]
+        idle_long = [d for at, d in every if at < embed_at]
         browser.stop_tracing()
         cdp = page.context.new_cdp_session(page)
         heap = cdp.send("Runtime.getHeapUsage")["usedSize"] / 1e6
@@ -244,6 +266,7 @@ def page_rows(text: str, lines: str, keep_trace: Path | None = None) -> dict[str
     server.shutdown()
     vectors = {k.split(":", 1)[1]: unpack(base64.b64decode(v)) for k, v in stored.items()}
     return {"wall_s": wall, "drawn_s": drawn, "load_ms": load_ms, "long_tasks": long_tasks,
+            "idle_long_tasks": idle_long, "settle_s": settle,
             "heap_mb": heap, "vectors": vectors, "load": (load_before, load_after),
             **read_trace(trace, keep_trace)}  # fmt: skip
 
@@ -281,6 +304,8 @@ def read_trace(trace: Path, keep: Path | None = None) -> dict[str, Any]:
     for e in events:
         if e.get("ph") == "X" and "dur" in e:
             by_thread.setdefault((e.get("pid"), e.get("tid")), []).append(e)
+    marks = [e["ts"] for e in events if e.get("name") == EMBED_MARK]
+    mark = min(marks) if marks else float("-inf")
     mains = [t for t in by_thread if threads.get(t) == "CrRendererMain"]
     main = max(mains, key=lambda t: sum(e["name"] == TASK for e in by_thread[t]), default=None)
     tasks: list[dict[str, Any]] = []
@@ -290,11 +315,12 @@ def read_trace(trace: Path, keep: Path | None = None) -> dict[str, Any]:
             tasks.append({"wall": e["dur"] / 1000, "cpu": e.get("tdur", 0) / 1000,
                           "ts": e["ts"], "end": e["ts"] + e["dur"], "posted": posted,
                           "inside": None, "inside_cpu": 0.0})  # fmt: skip
-    # What ran inside each long task (tasks do not overlap): its events by CPU, the
+    # What ran inside each long task (tasks do not overlap), and when (seconds from the
+    # embedder's choice): its events by CPU, the
     # three that used the most (a wrapper such as "Receive mojo message" and what it
     # ran both show), at most one per name.
     long = [t for t in tasks if t["wall"] > 50 or t["cpu"] > 20]
-    first = tasks[0]["ts"] if tasks else 0
+    first = next((t["ts"] for t in tasks if t["ts"] >= mark), tasks[0]["ts"] if tasks else 0)
     if long and main:
         inner = sorted((e for e in by_thread[main] if e["name"] != TASK), key=lambda e: e["ts"])
         i = 0
@@ -314,11 +340,14 @@ def read_trace(trace: Path, keep: Path | None = None) -> dict[str, Any]:
                 task["inside"] = ", ".join(f"{w} {c:.0f} ms" for w, c in top)
                 task["inside_cpu"] = top[0][1]
     workers = sorted(
-        (sum(e.get("tdur", 0) for e in by_thread[t] if e["name"] == TASK) / 1e6
+        (sum(e.get("tdur", 0) for e in by_thread[t] if e["name"] == TASK and e["ts"] >= mark)
+         / 1e6
          for t in by_thread if threads.get(t, "").startswith("DedicatedWorker")),
         reverse=True,
     )  # fmt: skip
-    return {"main_tasks": tasks, "worker_cpu_s": workers}
+    during = [t for t in tasks if t["ts"] >= mark]
+    before = [t for t in tasks if t["ts"] < mark]
+    return {"main_tasks": during, "idle_tasks": before, "worker_cpu_s": workers}
 
 
 def _load(pair: tuple[tuple[float, ...], tuple[float, ...]]) -> str:
@@ -405,6 +434,18 @@ def page_table(native: dict[str, Any], page: dict[str, Any]) -> list[str]:
             f"| … the longest in wall time | {_task(wall)} | |",
             f"| … the most CPU | {_task(cpu)} | |",
         ]
+    idle, idle_long = page["idle_tasks"], page["idle_long_tasks"]
+    if idle:
+        over = [t for t in idle if t["wall"] > 50]
+        most = max(idle, key=lambda t: t["cpu"])
+        rows.append(
+            f"| before it, the page left alone for {page['settle_s']:.0f} s (passages checked"
+            f" with BM25, text and setting on screen): main-thread tasks over 50 ms"
+            f" | Long Tasks API {len(idle_long)}"
+            + (f" (longest {max(idle_long)} ms)" if idle_long else "")
+            + f"; trace {len(over)} in wall time, {sum(t['cpu'] > 50 for t in idle)} in CPU"
+            f" time; the most CPU: {_task(most)} | |"
+        )  # fmt: skip
     rows.append(f"| page JS heap after (its workers not counted) | {page['heap_mb']:.0f} MB | |")
     return rows
 
@@ -476,6 +517,9 @@ def main() -> int:
         " below LOAD (at most --quiet-wait seconds)",
     )
     parser.add_argument("--quiet-wait", type=float, default=900, metavar="S")
+    parser.add_argument("--settle", type=float, default=30, metavar="S",
+                        help="seconds the page is left alone (traced) before the embedder is"
+                        " chosen")  # fmt: skip
     args = parser.parse_args()
     text = english(args.bytes)
     lines = evidence_lines(text)
@@ -497,7 +541,7 @@ def main() -> int:
     ]
     if not args.no_page:
         waited = wait_for_quiet(args.quiet_below, args.quiet_wait)
-        page = page_rows(text, lines, args.trace)
+        page = page_rows(text, lines, args.trace, args.settle)
         quiet = ""
         if args.quiet_below is not None and waited < args.quiet_wait:
             quiet = (f" It began once the load average was below {args.quiet_below:g}"
