@@ -283,17 +283,28 @@ export class DenseRetriever {
         } finally {
           URL.revokeObjectURL(blobUrl);
         }
+        this._worker.onmessage = (event) => this._receive(event.data);
+        let started = false;
         this._onLoad = (message) => {
           if (message.type === "progress") progress(message.stage, message.loaded, message.total);
           else if (message.type === "loaded") {
+            started = true;
             this.loadMs = message.ms;
             resolve(undefined);
           } else if (message.type === "failed") reject(new Error(`the model could not be loaded (${message.stage}): ${message.message}`));
         };
-        this._worker.onmessage = (event) => this._receive(event.data);
         this._worker.onerror = (event) => {
           event.preventDefault();
-          reject(new Error(`the model's worker failed to start: ${event.message || "script error"}`));
+          const why = event.message || "script error";
+          if (!started) {
+            reject(new Error(`the model's worker failed to start: ${why}`));
+            return;
+          }
+          // Failed after loading: its jobs end with the failure, the next check starts a new one.
+          this._worker?.terminate();
+          this._worker = null;
+          this._loaded = null;
+          for (const job of [...this._jobs.values()]) job({ type: "refused", message: `the model's worker failed: ${why}` });
         };
         this._worker.postMessage({ type: "load", runtime: RUNTIME_URL, wasm: WASM_URL, model: new URL(model.file, SITE).href, sha256: model.sha256, bytes: model.bytes });
       });
