@@ -200,11 +200,12 @@ async function embed({ job, port, request }) {
     if (session === null) throw new Error("the model is not loaded");
     const work = await engine.call(request);
     post({ type: "planned", job, texts: work.texts, tokens: work.tokens });
+    // The engine pools a batch while the model runs the next: one batch ahead at most,
+    // its vectors told to the page in order.
+    /** @type {Promise<void> | null} */
+    let pooling = null;
     for (const batch of work.batches) {
-      if (cancelledJobs.has(job)) {
-        post({ type: "cancelled", job });
-        return;
-      }
+      if (cancelledJobs.has(job)) break;
       const rows = batch.map((/** @type {{ids: number[]}} */ entry) => entry.ids);
       let out;
       try {
@@ -212,9 +213,18 @@ async function embed({ job, port, request }) {
       } catch (err) {
         throw new Error(`the model failed on a batch: ${messageOf(err)}`);
       }
-      const pooled = await engine.call({ op: "dense_pool", rows: rows.length, length: out.length }, { field: "hidden", bytes: out.bytes });
-      const entries = batch.map((/** @type {{key: string}} */ entry, /** @type {number} */ i) => [entry.key, pooled.vectors[i]]);
-      post({ type: "embedded", job, entries, ms: out.ms });
+      await pooling;
+      const { length, bytes, ms } = out;
+      pooling = engine.call({ op: "dense_pool", rows: rows.length, length }, { field: "hidden", bytes }).then((pooled) => {
+        const entries = batch.map((/** @type {{key: string}} */ entry, /** @type {number} */ i) => [entry.key, pooled.vectors[i]]);
+        post({ type: "embedded", job, entries, ms });
+      });
+      pooling.catch(() => {}); // awaited (and its failure thrown) before the next batch's pooling
+    }
+    await pooling;
+    if (cancelledJobs.has(job)) {
+      post({ type: "cancelled", job });
+      return;
     }
     post({ type: "finished", job });
   } catch (err) {
