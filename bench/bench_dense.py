@@ -513,7 +513,7 @@ def main() -> int:
         type=float,
         default=None,
         metavar="LOAD",
-        help="before the page row, wait until the 1-minute load average is"
+        help="before the native rows and the page row, wait until the 1-minute load average is"
         " below LOAD (at most --quiet-wait seconds)",
     )
     parser.add_argument("--quiet-wait", type=float, default=900, metavar="S")
@@ -523,6 +523,7 @@ def main() -> int:
     args = parser.parse_args()
     text = english(args.bytes)
     lines = evidence_lines(text)
+    native_waited = wait_for_quiet(args.quiet_below, args.quiet_wait)
     began = os.getloadavg()
     native = native_rows(text, lines, bare_loop=not args.no_bare, rounds=args.rounds)
     native_load = (began, os.getloadavg())
@@ -535,7 +536,13 @@ def main() -> int:
         f" {platform.python_version()}; English prose, {args.bytes:,} bytes, token unit,"
         f" `bert-base-uncased`, {SIZE}-token chunks ({SIZE + 2} with `[CLS]` and `[SEP]`),"
         f" overlap 0, {len(QUESTIONS)} questions; one run. Load average (1 min) over the"
-        f" native rows: {_load(native_load)}.",
+        f" native rows: {_load(native_load)}"
+        + (
+            f" (they began after {native_waited:.0f} s of waiting for a load average below"
+            f" {args.quiet_below:g})."
+            if args.quiet_below is not None
+            else "."
+        ),  # fmt: skip
         "",
         *native_table(native, not args.no_bare),
     ]
