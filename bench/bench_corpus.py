@@ -32,7 +32,6 @@ import json
 import multiprocessing
 import os
 import random
-import re
 import subprocess
 import sys
 import tempfile
@@ -46,11 +45,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from machine import machine  # noqa: E402
+from results import put_section  # noqa: E402
 
 from pyapp.core.tokenizers import PAT_STR, SPECIAL_TOKENS, load_ranks  # noqa: E402
 
 RESULTS = ROOT / "bench" / "RESULTS.md"
-START, END = "<!-- bench_corpus: start -->", "<!-- bench_corpus: end -->"
 
 VOCABULARY = (
     "the of and to in a is that for it as was with be by on not he this are or his from at"
@@ -164,14 +163,7 @@ def without_timing(stdout: str) -> str:
 
 def write_results(lines: list[str]) -> None:
     """Replaces the corpus section of RESULTS.md (or adds it at the end)."""
-    section = f"{START}\n" + "\n".join(lines) + f"\n{END}"
-    old = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
-    pattern = re.compile(re.escape(START) + ".*?" + re.escape(END), re.S)
-    if pattern.search(old):
-        new = pattern.sub(lambda _: section, old)
-    else:
-        new = old.rstrip("\n") + "\n\n" + section + "\n"
-    RESULTS.write_text(new, encoding="utf-8")
+    put_section("bench_corpus", "\n".join(lines))
 
 
 def main() -> None:

@@ -36,13 +36,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_engine import TARGET_BYTES, WORDS, english, evidence_lines  # noqa: E402
 from machine import machine  # noqa: E402
+from results import put_section  # noqa: E402
 
 from pyapp.core import evidence, evidence_report  # noqa: E402
 from pyapp.core.evidence_report import check_evidence  # noqa: E402
 from pyapp.core.params import parse_params  # noqa: E402
-
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
-START, END = "<!-- bench_evidence: start -->", "<!-- bench_evidence: end -->"
 
 
 def best(fn: Callable[[], object], repeat: int) -> float:
@@ -140,7 +138,6 @@ def write(text: str, repeat: int) -> None:
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     section = "\n".join(
         [
-            START,
             "## Evidence at scale: many quotes and questions (native)",
             "",
             f"Written by `python bench/bench_evidence.py --write`: {when}, CPython"
@@ -150,17 +147,9 @@ def write(text: str, repeat: int) -> None:
             " already known (a re-check), BM25 included.",
             "",
             text,
-            END,
         ]
     )
-    current = RESULTS.read_text("utf-8") if RESULTS.exists() else ""
-    if START in current and END in current:
-        before, rest = current.split(START, 1)
-        current = before + section + rest.split(END, 1)[1]
-    else:
-        current = current.rstrip() + "\n\n" + section + "\n"
-    RESULTS.write_text(current, "utf-8")
-    print(f"written to {RESULTS}")
+    put_section("bench_evidence", section)
 
 
 def main() -> None:

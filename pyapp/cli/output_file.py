@@ -26,26 +26,12 @@ import stat
 from typing import Final
 
 from ..errors import InputError
-from ..paths import shown_path
+from ..paths import file_kind, shown_path
 
 __all__ = ["check_output", "write_output"]
 
 #: Tries at a fresh temporary name before giving up (a collision needs 2^48 luck).
 _TRIES: Final = 8
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    return "not a regular file"
 
 
 def check_output(path: str, *, field: str, what: str) -> str:
@@ -67,7 +53,8 @@ def check_output(path: str, *, field: str, what: str) -> str:
         raise refuse(f"{exc.strerror or type(exc).__name__}: name another file") from None
     else:
         if not stat.S_ISREG(info.st_mode):
-            raise refuse(f"it is {_kind(info.st_mode)}: name a regular file or a new one")
+            kind = file_kind(info.st_mode, "not a regular file")
+            raise refuse(f"it is {kind}: name a regular file or a new one")
         target = os.path.realpath(path)
     folder = os.path.dirname(os.path.abspath(target))
     if not os.path.isdir(folder) or not os.access(folder, os.W_OK | os.X_OK):

@@ -483,17 +483,20 @@ def retrieve_dense(
 
 
 def dense_texts(
-    text: str, params: Params, *, jsonl: str | None = None, items: object = None
+    text: str, *settings: Params, jsonl: str | None = None, items: object = None
 ) -> list[str]:
-    """Every text the dense check embeds for this setting, each once: the chunk texts
-    in order, then the questions. Empty when the check would be skipped."""
+    """Every text the dense check embeds for these settings (one, or the sweep's
+    grid), each once: the chunk texts in order, setting after setting, then the
+    questions. Empty when no passage has a question; a setting over the dense
+    check's limit adds no chunk."""
     text, _ = strip_bom(text)
     check_size(text)
     evidence = read_evidence(text, jsonl=jsonl, items=items)
     questions = [item.question for item in evidence.items if item.question is not None]
     if not questions:
         return []
-    return list(dict.fromkeys([*dense_chunk_texts(text, params), *questions]))
+    chunks = [t for params in settings for t in dense_chunk_texts(text, params)]
+    return list(dict.fromkeys([*chunks, *questions]))
 
 
 def dense_chunk_texts(text: str, params: Params) -> list[str]:

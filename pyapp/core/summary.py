@@ -118,10 +118,21 @@ def summarize_chunking(
     )
 
 
-def _derive_measured(s: Summary, p: Params, d: Derivation) -> None:
-    """The figures of a chunking that is not a fixed window: counted from its chunks."""
+def _derive_ratios(s: Summary, d: Derivation) -> None:
+    """The two ratios to the text's length, alike for every splitter."""
     u = s.units
     undefined = "undefined for 0 units"
+    d.add(
+        "extra_volume", "repeated / U", f"{s.repeated_units} / {u}" if u else undefined,
+        s.extra_volume,
+    )  # fmt: skip
+    d.add(
+        "inflation", "processed / U", f"{s.processed_units} / {u}" if u else undefined, s.inflation
+    )
+
+
+def _derive_measured(s: Summary, p: Params, d: Derivation) -> None:
+    """The figures of a chunking that is not a fixed window: counted from its chunks."""
     d.add("chunks", "N = the chunks the splitter made", f"N = {s.chunks}", s.chunks)
     d.add("stride", "none: the chunks do not move by a fixed stride", "-", None)
     d.add(
@@ -132,13 +143,7 @@ def _derive_measured(s: Summary, p: Params, d: Derivation) -> None:
         "repeated_units", "sum over boundaries of the overlap each got",
         f"sum of {max(0, s.chunks - 1)} overlaps", s.repeated_units,
     )  # fmt: skip
-    d.add(
-        "extra_volume", "repeated / U", f"{s.repeated_units} / {u}" if u else undefined,
-        s.extra_volume,
-    )  # fmt: skip
-    d.add(
-        "inflation", "processed / U", f"{s.processed_units} / {u}" if u else undefined, s.inflation
-    )
+    _derive_ratios(s, d)
     d.add("limit_inflation", "none: C / (C - O) is the fixed window's", "-", None)
 
 
@@ -149,7 +154,6 @@ def derive(summary: Summary, params: Params) -> dict[str, dict[str, Any]]:
         return _derive_rest(s, p, _measured_head(s, p))
     u, n, c, o, st = s.units, s.chunks, p.size, p.overlap, p.stride
     empty = "0 for empty text"
-    undefined = "undefined for 0 units"
     d = Derivation()
     d.add("units", f"U = {UNITS[p.unit].measure} in the text", f"U = {u}", u)
     if u == 0:
@@ -163,13 +167,7 @@ def derive(summary: Summary, params: Params) -> dict[str, dict[str, Any]]:
     else:
         d.add("processed_units", empty, "U = 0", s.processed_units)
         d.add("repeated_units", empty, "U = 0", s.repeated_units)
-    d.add(
-        "extra_volume", "repeated / U", f"{s.repeated_units} / {u}" if u else undefined,
-        s.extra_volume,
-    )  # fmt: skip
-    d.add(
-        "inflation", "processed / U", f"{s.processed_units} / {u}" if u else undefined, s.inflation
-    )
+    _derive_ratios(s, d)
     d.add("limit_inflation", "C / (C - O)", f"{c} / ({c} - {o})", s.limit_inflation)
     return _derive_rest(s, p, d)
 

@@ -46,7 +46,7 @@ from ..core.evidence import Evidence
 from ..core.evidence_report import (
     Vectors,
     chunking_ranges,
-    dense_chunk_texts,
+    dense_texts,
     item_ranges,
     needed_span,
     read_evidence,
@@ -265,42 +265,20 @@ def grid(params: Params) -> list[tuple[str, int, int]]:
 def sweep_dense_texts(
     text: str,
     *,
-    splitter: object = "fixed",
-    separators_preset: object = None,
-    separators: object = None,
-    separator_regex: object = None,
-    keep_separator: object = None,
-    strip: object = None,
-    unit: object = "word",
-    encoding: object = None,
-    size: object,
-    overlap: object = 0,
-    overlap_mode: object = "units",
     evidence_jsonl: str | None = None,
     evidence: object = None,
+    **settings: Any,
 ) -> list[str]:
-    """Every text the sweep's dense columns embed, each once: the chunk texts of every
-    row (rows over the dense check's limit left out), then the questions. Settings
+    """Every text the sweep's dense columns embed, each once, for the chunk settings
+    :func:`sweep_text` takes (``size`` and the rest, checked as ``chunk`` checks
+    them): the chunk texts of every row (rows over the dense check's limit left
+    out), then the questions. Settings
     share most chunks (the same size at another overlap starts at the same places
     only now and then, but every row at overlap 0 of a size shares nothing): the
     count here is what the model has to do before the cache helps."""
-    params = parse_params(
-        unit=unit, encoding=encoding, size=size, overlap=overlap, overlap_mode=overlap_mode,
-        splitter=splitter, separators_preset=separators_preset, separators=separators,
-        separator_regex=separator_regex, keep_separator=keep_separator, strip=strip,
-    )  # fmt: skip
-    text, _ = strip_bom(text)
-    check_size(text)
-    read = read_evidence(text, jsonl=evidence_jsonl, items=evidence)
-    questions = [item.question for item in read.items if item.question is not None]
-    if not questions:
-        return []
-    chunks = [
-        t
-        for _, sz, ov in grid(params)
-        for t in dense_chunk_texts(text, replace(params, size=sz, overlap=ov))
-    ]
-    return list(dict.fromkeys([*chunks, *questions]))
+    params = parse_params(**settings)
+    rows = [replace(params, size=sz, overlap=ov) for _, sz, ov in grid(params)]
+    return dense_texts(text, *rows, jsonl=evidence_jsonl, items=evidence)
 
 
 def sweep_text(

@@ -8,14 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_run import pyapp
 
 TEN_WORDS = b"one two three four five six seven eight nine ten"
-
-
-def pyapp(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "pyapp", *args], input=stdin, capture_output=True, check=False
-    )
 
 
 def test_the_issues_done_when_command_gives_the_visualizers_figures() -> None:

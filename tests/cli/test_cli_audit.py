@@ -5,19 +5,12 @@ cannot be found is listed and the exit status is 0."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_run import one_line_refusal, pyapp
 
 TEXT = "One two three. Four five six.\n\nOne two three. Seven eight nine ten eleven."
-
-
-def pyapp(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "pyapp", *args], input=stdin, capture_output=True, check=False
-    )
 
 
 @pytest.fixture
@@ -30,15 +23,6 @@ def write(folder: Path, name: str, body: str | bytes) -> str:
     path = folder / name
     path.write_bytes(body.encode() if isinstance(body, str) else body)
     return str(path)
-
-
-def one_line_refusal(done: subprocess.CompletedProcess[bytes]) -> str:
-    assert done.returncode == 2, done.stdout
-    assert done.stdout == b""
-    lines = done.stderr.decode().splitlines()
-    assert len(lines) == 1, lines
-    assert "Traceback" not in lines[0]
-    return lines[0]
 
 
 def test_audit_prints_verdicts_the_lens_and_lists_a_missing_chunk(folder: Path) -> None:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_run import one_line_refusal, pyapp
 
 from pyapp.core.dense import embed_texts
 from pyapp.core.evidence_report import Vectors
@@ -17,12 +18,6 @@ from pyapp.planning.sweep import sweep_dense_texts, sweep_text
 
 TEXT = "alpha beta gamma delta epsilon zeta eta theta iota kappa"
 GOOD = '{"id": "g", "quote": "gamma delta epsilon", "question": "Where is gamma?"}'
-
-
-def pyapp(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "pyapp", *args], input=stdin, capture_output=True, check=False
-    )
 
 
 @pytest.fixture
@@ -35,15 +30,6 @@ def run(folder: Path, evidence: str | bytes, *flags: str) -> subprocess.Complete
     path = folder / "evidence.jsonl"
     path.write_bytes(evidence.encode() if isinstance(evidence, str) else evidence)
     return pyapp("evidence", str(folder / "text.txt"), "--evidence", str(path), *flags)
-
-
-def one_line_refusal(done: subprocess.CompletedProcess[bytes]) -> str:
-    assert done.returncode == 2, done.stdout
-    assert done.stdout == b""
-    lines = done.stderr.decode().splitlines()
-    assert len(lines) == 1, lines
-    assert "Traceback" not in lines[0]
-    return lines[0]
 
 
 def test_the_command_prints_the_evidence_document(files: Path) -> None:

@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-
-def pyapp(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "pyapp", *args], input=stdin, capture_output=True, check=False
-    )
+from cli_run import pyapp
 
 
 def test_size_reproduces_reference_003s_default_example_with_the_actual_figure() -> None:

@@ -4,14 +4,13 @@ the export names it with every setting, and what it cannot do is refused in one 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+from cli_run import pyapp
 from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
 from pyapp.web.api import handle
@@ -20,12 +19,6 @@ MARKDOWN = (
     "# Title\n\nIntro paragraph with some words.\n\n## Part one\n\nText of part one, a"
     " sentence. Another one here.\n\n```\ncode block\n```\n\n## Part two\n\nMore text.\n"
 )
-
-
-def pyapp(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "pyapp", *args], input=stdin, capture_output=True, check=False
-    )
 
 
 def schema() -> dict[str, Any]:

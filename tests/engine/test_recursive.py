@@ -23,7 +23,7 @@ from references import reference
 
 from pyapp.core.chunking import chunk_text
 from pyapp.core.chunkings import Chunking, chunking_of
-from pyapp.core.params import parse_params
+from pyapp.core.params import Params, parse_params
 from pyapp.core.recursive import RecursiveSettings, split
 from pyapp.core.tokenizers import PAT_STR, load_ranks
 from pyapp.errors import InputError
@@ -88,16 +88,20 @@ def langchain(text: str, unit: str, size: int, overlap: int, **options: Any) -> 
     return splitter.split_text(text)
 
 
-def ours(text: str, unit: str, size: int, overlap: int, **options: Any) -> list[str]:
-    params = parse_params(
+def recursive_params(unit: str, size: int, overlap: int, **options: Any) -> Params:
+    """The recursive splitter's settings, ``unit`` being ``char`` or an encoding."""
+    return parse_params(
         splitter="recursive",
         unit="char" if unit == "char" else "token",
         encoding=None if unit == "char" else unit,
         size=size,
         overlap=overlap,
-        caps=False,
         **options,
     )
+
+
+def ours(text: str, unit: str, size: int, overlap: int, **options: Any) -> list[str]:
+    params = recursive_params(unit, size, overlap, caps=False, **options)
     report = chunk_text(text, params, boundaries=False)
     for c in report.chunks:  # the offsets contract, by construction
         assert text[c.char_start : c.char_end] == c.text
@@ -255,14 +259,7 @@ def test_produced_overlaps_and_gaps_equal_a_brute_force_over_the_intervals(
     text: str, setting: tuple[int, int], unit: str
 ) -> None:
     size, overlap = setting
-    params = parse_params(
-        splitter="recursive",
-        unit="char" if unit == "char" else "token",
-        encoding=None if unit == "char" else unit,
-        size=size,
-        overlap=overlap,
-        keep_separator="none",
-    )
+    params = recursive_params(unit, size, overlap, keep_separator="none")
     chunking = chunking_of(text, params)
     measure = len if unit == "char" else (lambda piece: len(reference(unit)(piece)))
     cs, ce = chunking.char_starts, chunking.char_ends

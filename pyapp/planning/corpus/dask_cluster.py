@@ -23,7 +23,6 @@ import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
-from types import TracebackType
 from typing import Any, Final
 
 from ...errors import InputError
@@ -252,12 +251,7 @@ class DaskCluster:
             yield result
         self._futures = []
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:  # stops alike, failed or not
         try:
             if self._futures and self._client is not None:
                 self._client.cancel(self._futures)  # a remote cluster stops the run's tasks

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Any, Final, Literal
 
-from ...paths import shown_path
+from ...paths import file_kind, shown_path
 
 __all__ = [
     "PARQUET_INSTALL",
@@ -79,21 +79,10 @@ def is_url(path: str) -> bool:
     return _URL.match(path) is not None
 
 
-def _what(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    return "not a file or folder"
-
-
 def not_regular(mode: int) -> str:
     """The reason a special file is not read."""
-    return f"not a regular file ({_what(mode)}): skipped, since reading it could block or never end"
+    kind = file_kind(mode, "not a file or folder")
+    return f"not a regular file ({kind}): skipped, since reading it could block or never end"
 
 
 def os_reason(exc: OSError, doing: str = "cannot read") -> str:
