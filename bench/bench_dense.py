@@ -53,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_engine import english  # noqa: E402
 from machine import machine  # noqa: E402
+from results import put_section  # noqa: E402
 
 from pyapp.core.dense import (  # noqa: E402
     Plan,
@@ -69,8 +70,6 @@ from pyapp.core.params import parse_params  # noqa: E402
 from pyapp.embedder import DirStore, open_embedder  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "bench" / "RESULTS.md"
-START, END = "<!-- bench_dense: start -->", "<!-- bench_dense: end -->"
 TRACE_CATEGORIES = ["toplevel", "devtools.timeline", "v8", "blink.user_timing"]
 EMBED_MARK = "bench:embed"  # the page's user-timing mark as the embedder is chosen
 SIZE = 254  # word pieces per chunk: with [CLS] and [SEP], the model's 256
@@ -488,18 +487,6 @@ def wait_for_quiet(below: float | None, most: float) -> float:
     return time.monotonic() - began
 
 
-def write(lines: list[str]) -> None:
-    """Replaces bench/RESULTS.md's section between START and END with ``lines``."""
-    section = "\n".join([START, *lines, END])
-    current = RESULTS.read_text("utf-8")
-    if START in current and END in current:
-        before, rest = current.split(START, 1)
-        current = before + section + rest.split(END, 1)[1]
-    else:
-        current = current.rstrip() + "\n\n" + section + "\n"
-    RESULTS.write_text(current, "utf-8")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bytes", type=int, default=1_000_000)
@@ -565,7 +552,7 @@ def main() -> int:
             out += [f"- {_task(t)}" for t in sorted(over, key=lambda t: -t["wall"])[:8]]
     print("\n".join(out))
     if args.write:
-        write(out)
+        put_section("bench_dense", "\n".join(out))
     return 0
 
 
