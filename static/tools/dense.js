@@ -111,8 +111,6 @@ export class DenseRetriever {
     this._db = null;
     /** Model runs since the page loaded (the browser test reads it off the panel). */
     this.calls = 0;
-    /** ms the model's session ran, in all, since the page loaded (for the benchmark) */
-    this.modelMs = 0;
     /** @type {number | null} ms the first load took (runtime, model, session) */
     this.loadMs = null;
   }
@@ -238,7 +236,6 @@ export class DenseRetriever {
             break;
           case "embedded":
             this.calls += 1;
-            this.modelMs += message.ms;
             stored.push(this._put(sha, message.entries));
             onBatch(message.entries, total);
             if (cancelled()) this._worker?.postMessage({ type: "cancel", job });
