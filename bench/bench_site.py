@@ -27,7 +27,10 @@ only ratios within one run compare):
    longest warm-up slice (the most an edit can wait behind it) and the whole
    warm-up.
 
-(Row 11 alone, the text view, is ``--section text-view``, printed.)
+Row 11 alone (``--section text-view``): the text view of a megabyte in 188,588 chunks,
+the edit, then wheel turns, "go to chunk" and a strip click with the longest task (Long
+Tasks API) and the most CPU one task took (a Chromium trace), with another build's
+same measures (``--before DIR``) interleaved; written to its own section of RESULTS.md.
 
 12-15. pasting and opening a document (``--section paste`` measures only these and
    prints them): Ctrl+A, Ctrl+V of a 1 MB document (a real one, see ``document_text``)
@@ -79,6 +82,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import json
 import math
 import os
 import statistics
@@ -103,6 +107,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(BENCH))
 from bench_engine import TARGET_BYTES, english  # noqa: E402
 from machine import machine  # noqa: E402
+from results import put_section  # noqa: E402
 
 import build  # noqa: E402
 from pyapp.core import tokenizers  # noqa: E402
@@ -659,6 +664,23 @@ def size_rows(browser: Any, base: str, run: Run, text: str, runs: int) -> None:
             record(run, "sizes anchor", settle(page), [])
 
 
+def edit_drag_click(page: Any, many: int) -> float:
+    """Row 11's interaction: the size edited to 2 words (``many`` chunks), the text view
+    dragged to the middle, the strip clicked three quarters along. Returns the time from
+    the input event to the text view's new chunk count on screen."""
+    drawn = '[data-testid="text-view"][data-rendered="true"]'
+    page.get_by_test_id("size-input").fill("2")
+    latency = figures(page, "text-view", many, "data-chunks")
+    page.wait_for_selector(drawn)
+    page.get_by_test_id("text-view").evaluate("el => { el.scrollTop = el.scrollHeight / 2; }")
+    page.wait_for_selector(drawn)
+    strip = page.get_by_test_id("overview").locator("svg")
+    box = strip.bounding_box()
+    if box is not None:
+        strip.click(position={"x": box["width"] * 0.75, "y": 6})
+    return latency
+
+
 def text_view_rows(browser: Any, base: str, run: Run, text: str, runs: int) -> None:
     """Row 11: the text view of a megabyte in tens of thousands of chunks: a size edit
     from 1000 words to 2 (overlap 1), the view dragged to the middle, and the strip
@@ -667,18 +689,9 @@ def text_view_rows(browser: Any, base: str, run: Run, text: str, runs: int) -> N
     many, _ = window_count(words, 2, 1)
     with page_with_text(browser, base, text, words=words, size=1000, overlap=1) as page:
         settle(page)
-        view = page.get_by_test_id("text-view")
         for _ in range(runs):
             page.evaluate(WATCH)
-            page.get_by_test_id("size-input").fill("2")
-            latency = figures(page, "text-view", many, "data-chunks")
-            page.wait_for_selector('[data-testid="text-view"][data-rendered="true"]')
-            view.evaluate("el => { el.scrollTop = el.scrollHeight / 2; }")
-            page.wait_for_timeout(300)
-            strip = page.get_by_test_id("overview").locator("svg")
-            box = strip.bounding_box()
-            if box is not None:
-                strip.click(position={"x": box["width"] * 0.75, "y": 6})
+            latency = edit_drag_click(page, many)
             record(run, "text view", settle(page), [latency])
             page.get_by_test_id("size-input").fill("1000")  # back, for the next repetition
             figures(page, "summary-chunks", window_count(words, 1000, 1)[0])
@@ -1361,7 +1374,8 @@ def main(argv: list[str]) -> int:
         "--before",
         type=Path,
         default=None,
-        help="with --section keystroke: another build's dist/ (e.g. main's), measured too",
+        help="with --section keystroke or text-view: another build's dist/ (e.g. main's),"
+        " measured too, interleaved",
     )
     args = parser.parse_args(argv)
     if args.section == "keystroke":
@@ -1383,15 +1397,11 @@ def main(argv: list[str]) -> int:
         print(f"The anchor's textarea is styled as the page's box: {run.notes['box']}.\n")
         print(table(paste_table_rows(run)))
         return 0
-    if args.section == "text-view":  # row 11 alone, printed (RESULTS.md keeps its table)
-        run = Run({}, {})
-        text = english(TARGET_BYTES)
-        with build.serving_in_background(build.DIST, BenchHandler) as base, chromium() as browser:
-            text_view_rows(browser, base, run, text, args.runs)
-            version = browser.version
-        print(f"Text view row, {args.runs} runs, medians; headless Chromium {version}.")
-        print(f"Machine: {machine()}. Rows 9-11: {run.notes.get('follow-up', '?')}.\n")
-        print(table(interaction_rows(run)))
+    if args.section == "text-view":  # row 11 alone, with main's build interleaved
+        section = text_view_section(args.runs, args.before)
+        print(section)
+        if not args.no_write:
+            write_text_view_section(section)
         return 0
     if args.section in ("all", "site"):
         began = time.monotonic()
@@ -1755,6 +1765,194 @@ def encodings_section(runs: int) -> str:
         f" and 1100), overlap {ENCODING_OVERLAP}; each page shows its o200k_base result"
         " before the switch.\n\n" + table(encoding_rows(run)) + "\n"
     )
+
+
+# ---------------------------------------------------------------- the text view alone
+# Row 11 (``--section text-view``): the text view of 1,000,000 bytes of English in word
+# mode at size 2, overlap 1 (188,588 chunks), each repetition on a fresh page, with the
+# same measures of another build (``--before DIR``, e.g. a copy of dist/ built from
+# main) interleaved in the same run, the order alternating. Besides the edit (row 11 of
+# the site table: size 1000 -> 2, the view dragged to the middle, the strip clicked),
+# the view alone: six wheel turns over it, "go to chunk" a third of the way, and the
+# strip clicked a quarter along, with the Long Tasks API's longest task and, from a
+# Chromium trace of the same steps, the most CPU one main-thread task took (the
+# thread's own time, which the other work on a shared machine does not stretch).
+
+#: A main-thread task in a Chromium trace, by the name each version gives it.
+TRACE_TASKS = {"RunTask", "ThreadControllerImpl::RunTask"}
+
+
+def longest_task_cpu(events: list[dict[str, Any]]) -> float:
+    """The most CPU (ms) one task of the renderer's main thread took in a trace."""
+    mains = {
+        (e["pid"], e["tid"])
+        for e in events
+        if e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"
+    }
+    return max(
+        (
+            e.get("tdur", 0) / 1000
+            for e in events
+            if (e.get("pid"), e.get("tid")) in mains
+            and e.get("name") in TRACE_TASKS
+            and e.get("ph") == "X"
+        ),
+        default=0.0,
+    )
+
+
+def scroll_jump_strip(page: Any, chunks: int) -> None:
+    """The view alone, as a person reads a long text: six wheel turns over it, "go to
+    chunk" a third of the way, the strip clicked a quarter along; each left to settle."""
+    view = page.get_by_test_id("text-view")
+    drawn = '[data-testid="text-view"][data-rendered="true"]'
+    box = view.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    for _ in range(6):
+        page.mouse.wheel(0, 700)
+    page.wait_for_selector(drawn)
+    goto = page.get_by_test_id("goto-chunk")
+    goto.fill(str(chunks // 3))
+    goto.press("Enter")
+    page.wait_for_selector(drawn)
+    strip = page.get_by_test_id("overview").locator("svg")
+    strip_box = strip.bounding_box()
+    assert strip_box is not None
+    strip.click(position={"x": strip_box["width"] * 0.25, "y": 6})
+    page.wait_for_selector(drawn)
+
+
+def text_view_once(browser: Any, base: str, run: Run, text: str, prefix: str) -> None:
+    """One repetition of row 11 on a fresh page of the build at ``base``."""
+    words = word_count(text)
+    many, _ = window_count(words, 2, 1)
+    with page_with_text(browser, base, text, words=words, size=1000, overlap=1) as page:
+        # In sight, as a person reading it has it.
+        page.get_by_test_id("text-view").scroll_into_view_if_needed()
+        settle(page)
+        page.evaluate(WATCH)
+        browser.start_tracing(page=page, categories=["devtools.timeline", "toplevel"])
+        latency = edit_drag_click(page, many)
+        record(run, f"{prefix}text view", settle(page), [latency])
+        events = json.loads(browser.stop_tracing())["traceEvents"]
+        run.add(f"{prefix}text view cpu", longest_task_cpu(events))
+        page.evaluate(WATCH)
+        browser.start_tracing(page=page, categories=["devtools.timeline", "toplevel"])
+        scroll_jump_strip(page, many)
+        seen = settle(page)
+        events = json.loads(browser.stop_tracing())["traceEvents"]
+        run.add(f"{prefix}text view alone longest", seen["longest"])
+        run.add(f"{prefix}text view alone cpu", longest_task_cpu(events))
+
+
+def measure_text_view(runs: int, before: Path | None) -> tuple[Run, str]:
+    run = Run({}, {})
+    text = english(TARGET_BYTES)
+    with contextlib.ExitStack() as stack:
+        base = stack.enter_context(build.serving_in_background(build.DIST, BenchHandler))
+        old = (
+            stack.enter_context(build.serving_in_background(before, BenchHandler))
+            if before is not None
+            else None
+        )
+        browser = stack.enter_context(chromium())
+        for i in range(runs):  # alternating the order, so that none gains from it
+            steps: list[Callable[[], None]] = [lambda: text_view_once(browser, base, run, text, "")]
+            if old is not None:
+                steps.append(lambda: text_view_once(browser, old, run, text, "before "))
+            for step in steps if i % 2 == 0 else reversed(steps):
+                step()
+        with bare_textarea(browser, base, text) as page:
+            for _ in range(runs):
+                page.evaluate(WATCH)
+                page.get_by_test_id("size-input").fill("2")
+                record(run, "text view anchor", settle(page), [])
+        version = browser.version
+    return run, version
+
+
+def text_view_table_rows(run: Run) -> list[Row]:
+    """Row 11's lines, each followed by the other build's when it was measured."""
+    m = run.median
+    out: list[Row] = []
+
+    def ms(value: float) -> str:
+        return f"{value:,.0f} ms"
+
+    def line(what: str, name: str, target: float, number: str = "") -> None:
+        for prefix, label in (("", what), ("before ", f"  {what.strip()}, before (main's build)")):
+            if f"{prefix}{name}" not in run.samples:
+                continue
+            value = m(f"{prefix}{name}")
+            met = ("yes" if value <= target else "no") if not prefix else "–"
+            out.append(
+                Row(
+                    number if not prefix else "",
+                    label,
+                    ms(value),
+                    f"{target:,.0f} ms budget",
+                    f"{value / target:.2f}×",
+                    f"≤ {target:,.0f} ms" if not prefix else "",
+                    met,
+                )
+            )
+
+    line(
+        "text view, 188,588 chunks: size edit → new figures on screen",
+        "text view figures",
+        150,
+        "11",
+    )
+    line("  longest main-thread task: the edit, a drag, a strip click", "text view longest", 50)
+    line("  the most CPU one task took there (Chromium trace)", "text view cpu", 50)
+    line(
+        "  longest main-thread task: wheel turns, go to chunk, a strip click",
+        "text view alone longest",
+        50,
+    )
+    line("  the most CPU one task took there (Chromium trace)", "text view alone cpu", 50)
+    if "text view anchor longest" in run.samples:
+        anchor = m("text view anchor longest")
+        out.append(
+            Row("", "  plain <textarea>, the same edit: longest task", ms(anchor), "", "", "", "–")
+        )
+    return out
+
+
+def text_view_section(runs: int, before: Path | None) -> str:
+    began = time.monotonic()
+    load_before = os.getloadavg()[0]
+    run, version = measure_text_view(runs, before)
+    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    load = os.getloadavg()[0]
+    against = (
+        f" Each line is followed by the same measure of main's build (`--before {before}`),"
+        " a fresh page each, interleaved in the same run."
+        if before is not None
+        else ""
+    )
+    return (
+        "## Site: the text view of a megabyte in 188,588 chunks\n\n"
+        "Written by `python bench/bench_site.py --section text-view`: row 11 of the site"
+        f" table alone, {runs} runs, medians.{against} Headless Chromium {version}.\n\n"
+        f"- Machine: {machine()}; load average {load_before:.1f} at the start and"
+        f" {load:.1f} at the end (the machine is shared: a long task's wall time grows with"
+        " the load, its CPU time much less). Date: "
+        f"{when}. Took {time.monotonic() - began:,.0f} s.\n"
+        "- 1,000,000 bytes of English, word mode, size 1000 then 2, overlap 1; the view"
+        " scrolled into the window. The longest task is the Long Tasks API's, from the"
+        " input until a second of idle; the CPU is the main thread's own time in its"
+        " longest task, from a trace of the same steps (traced as they are timed: the"
+        " trace's own cost is in both builds' figures).\n\n"
+        + table(text_view_table_rows(run))
+        + "\n"
+    )
+
+
+def write_text_view_section(section: str) -> None:
+    """Replaces the text-view section, or puts it after the site table's block."""
+    put_section("bench_site text-view", section, place=site_block_end)
 
 
 if __name__ == "__main__":

@@ -186,9 +186,12 @@ SENTENCE_RULE: Final = (
 #: (every segment in the page); a longer one page by page, only near what is seen.
 #: It is also the most code points one ``segments`` answer covers.
 TEXT_VIEW_WHOLE: Final = 100_000
-#: The text view's pages are about this many code points (each ends after a line
-#: break when one comes within half a page more).
-TEXT_VIEW_PAGE: Final = 2_048
+#: The text view's pages are at least this many code points (each ends after a line
+#: break when one comes within three pages more). The page draws a page whole in one
+#: frame (a page is one paragraph of inline layout), so a page is kept small: at word
+#: size 2 a page of 1,024 code points is about 400 segments, a few milliseconds to
+#: style, lay out and paint.
+TEXT_VIEW_PAGE: Final = 1_024
 #: The most chunk cards one ``cards`` answer holds (cards past the caps come by range).
 CARDS_PER_CALL: Final = 500
 #: The overview strip: one bar per pixel of its width, up to this many (an 8K screen's

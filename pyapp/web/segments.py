@@ -107,8 +107,8 @@ def pages(text: str) -> list[int]:
     >>> edges = pages(("x" * 2100 + "\\n") * 3)
     >>> edges, edges[1] % 2101
     ([0, 2101, 4202, 6303], 0)
-    >>> pages("word " * 1000)[1]  # no line break: after the first space from 2,048 on
-    2050
+    >>> pages("word " * 1000)[1]  # no line break: after the first space from 1,024 on
+    1025
     """
     out = [0]
     length = len(text)
@@ -141,7 +141,7 @@ def blocks(text: str, bounds: list[int]) -> list[int]:
     >>> page = TEXT_VIEW_PAGE
     >>> text = "x" * (page + 5) + "\\n" + "y" * 10
     >>> blocks(text, [0, page - 1, page + 3, page + 6, len(text)])  # the line break wins
-    [0, 2054, 2064]
+    [0, 1030, 1040]
     >>> blocks("abc", [0, 1, 3]), blocks("", [0])
     ([0, 3], [0])
     """

@@ -7,12 +7,17 @@
 // The text is drawn in pages (the engine says where each begins; each starts
 // after a line break when one is near; a whole text's pages are the engine's
 // blocks of whole segments). A text of fewer code points than
-// FACTS.text_view.whole is drawn whole, every segment in the page, the pages
-// built a few per task so the page stays responsive. A longer one keeps only the
-// pages near what is seen: the others are empty blocks of their measured (or
-// estimated) height, filled from the engine as they scroll near, emptied as they
-// scroll away, so a megabyte cut into a hundred thousand chunks draws only a few
-// thousand segments at a time.
+// FACTS.text_view.whole is drawn whole, every segment in the page. A longer one
+// keeps only the pages near what is seen: the others are empty blocks of their
+// measured (or estimated) height, filled from the engine as they scroll near,
+// emptied as they scroll away, so a megabyte cut into a hundred thousand chunks
+// draws only a few thousand segments at a time.
+//
+// No task is long: pages are drawn whole, a frame's worth of segments at a time
+// (the browser styles, lays out and paints each frame's before the next are
+// built), far pages are emptied a few a frame, and positions are read only at the
+// start of a frame, all before anything is written, so reading them never forces
+// a layout of its own.
 //
 // Contract (tests rely on it): each segment is an element data-testid="segment"
 // with data-start / data-end (code points, end exclusive) and data-chunks (the
@@ -29,9 +34,19 @@ const WHOLE = FACTS.text_view.whole;
 const HIGHLIGHT = "chunk-active";
 const MATCHES = "find-match"; // the find box's matches
 const CURRENT = "find-current"; // the one gone to
-const SLICE_MS = 8; // building time per frame for the pages of a whole text
-const NEAR = 1; // viewport heights above and below whose pages are kept filled
-const KEEP = 4; // pages kept beyond those before they are emptied
+// Segments drawn per frame (a page larger than that has a frame of its own). The
+// browser styles, lays out and paints each frame's new segments before the next
+// are built: drawing three pages of a megabyte at size 2 at once (2,400 segments)
+// made one 50 ms frame, traced on a quiet machine.
+const SLICE = 400;
+// The pages kept drawn: those within half a viewport above and below, and two more
+// each way before they are emptied. Every segment drawn there is painted again each
+// frame the view scrolls (the browser paints a scrolled box thousands of pixels
+// beyond what it shows), so fewer of them make each scrolling frame shorter.
+const NEAR = 0.5;
+const KEEP = 2;
+const EMPTIED = 2; // far pages emptied per frame
+const OUT_OF_SIGHT = 4; // how many segments out of sight cost a frame what one in sight does
 const NAMED = 6; // chunks named one by one in the caption; more are counted
 
 /** The chunk indices a segment element names. */
@@ -111,6 +126,12 @@ export class TextView {
     this.heights = new Map(); // measured page heights, for this text and width
     this.heightsText = null;
     this.heightsWidth = 0;
+    this.drawn = new Set(); // the pages that hold their segments
+    this.unmeasured = new Set(); // pages drawn since their height was last read
+    this.drawers = new WeakMap(); // page -> the draw call that is to fill it
+    this.round = 0; // the newest fill of the pages near the view
+    this.focusing = 0; // fetches under way for a page gone to
+    this.marks = new WeakMap(); // answer -> what its segments are drawn with
     this.active = ""; // the data-chunks of the part pointed at
     this.frame = 0;
     this.fetching = null;
@@ -176,7 +197,7 @@ export class TextView {
     this.addWindows(view, answer.windows);
     // The blocks drawn stay when they are the same pages; in the paged view, also after
     // an edit that kept the number of pages (a keystroke): only the pages in sight are
-    // filled again, and the others keep their measured heights, as near as a line.
+    // drawn again, and the others keep their measured heights, as near as a line.
     const samePages = this.view !== null && this.pages.length === view.edges.length - 1;
     const edited = samePages && !whole && !this.view.whole && !sameText;
     const reuse = edited || (samePages && sameText && this.view.edges.every((edge, i) => edge === view.edges[i]));
@@ -195,16 +216,24 @@ export class TextView {
       this.root.dataset.rendered = "true";
       return;
     }
-    if (!reuse) this.pages = view.edges.slice(0, -1).map((_, i) => this.placeholder(view, i));
-    else if (!whole) this.emptyOutside(answer.page, answer.page + answer.pages); // drawn for the old result
-    // The page at the top first, in this task; the others one per task, nearest first.
+    if (!reuse) {
+      this.pages = view.edges.slice(0, -1).map((_, i) => this.placeholder(view, i));
+      this.drawn.clear();
+      this.unmeasured.clear();
+    } else if (!whole) {
+      this.emptyOutside(answer.page, answer.page + answer.pages); // drawn for the old result
+    }
+    // The page at the top first, then the others nearest first, a frame's worth at a
+    // time: in this task only what fits in half of one (the rest of the result is
+    // drawn in it too).
     const order = [];
     const from = whole ? 0 : answer.page;
     const to = whole ? this.pages.length : answer.page + answer.pages;
     for (let p = from; p < to; p += 1) order.push(p);
     const top = Math.min(Math.max(keepTop, from), to - 1);
     order.sort((a, b) => Math.abs(a - top) - Math.abs(b - top) || a - b);
-    this.fill(answer, order.slice(0, 1));
+    const near = this.pagesInSight() + 2;
+    const drawing = this.draw(answer, order, { generation, budget: SLICE / 2, near });
     if (!reuse) {
       this.root.replaceChildren(...this.pages);
       requestAnimationFrame(() => this.restoreTop(keepTop, offset)); // new blocks: the same place
@@ -212,26 +241,57 @@ export class TextView {
     this.ensureTabStop();
     this.point(null);
     if (focused !== null) this.segmentAt(focused).then((seg) => seg && this.focusSegment(seg));
-    if (!(await this.fillRest(answer, order.slice(1), generation))) return;
+    if (!(await drawing)) return;
     if (whole) this.root.dataset.rendered = "true";
     this.scrolled();
   }
 
   /**
-   * Fills `pages` from `answer`, a page per frame (more when they are small): the
-   * browser styles and lays out each frame's new spans before the next are built,
-   * instead of all of them in one long rendering task (366 ms for 8,048 spans,
-   * traced on a megabyte in word mode at size 2).
+   * Draws `pages` of `answer` in order, each page whole (a page is one paragraph of
+   * inline layout: drawn in parts it would be laid out again for each), as many as
+   * fit in SLICE segments a frame, a larger one in a frame of its own (`budget` is
+   * what this task may draw). A page emptied, or taken by another call, meanwhile is
+   * left to it. Resolves to false when a newer result (`generation`) or a newer fill
+   * of the pages near the view (`round`) came first, else true; `onDrawn(p)` is told
+   * each page drawn; `near` is how many of `pages`, the first, are in or near sight.
+   * @param {object} answer
+   * @param {number[]} pages
+   * @param {{generation: number, budget?: number, round?: number,
+   *   onDrawn?: (p: number) => void, near?: number, focus?: boolean}} how
    */
-  async fillRest(answer, pages, generation) {
-    for (let i = 0; i < pages.length; ) {
-      await nextFrame();
-      if (generation !== this.generation) return false;
-      const began = performance.now();
-      do {
-        this.fill(answer, [pages[i]]);
-        i += 1;
-      } while (i < pages.length && performance.now() - began < SLICE_MS / 2);
+  async draw(answer, pages, { generation, budget = SLICE, round, onDrawn, near = pages.length, focus = false }) {
+    const marks = this.marksOf(answer);
+    const token = { focus }; // this call's mark on the pages it is to draw
+    const ours = (p) => this.drawers.get(this.pages[p]) === token;
+    const fresh = round !== undefined || focus; // filling blank pages: one drawn meanwhile is done
+    for (const p of pages) this.drawers.set(this.pages[p], token);
+    // A page drawn by another call meanwhile: done, when this call only fills blanks.
+    const skip = (p) => {
+      if (!ours(p)) return true;
+      if (!fresh || !this.drawn.has(p)) return false;
+      this.drawers.delete(this.pages[p]);
+      onDrawn?.(p);
+      return true;
+    };
+    for (const [i, p] of pages.entries()) {
+      if (skip(p)) continue;
+      const [from, to] = this.pageSegments(answer, p);
+      // Past the first `near` pages (a whole text's blocks out of sight), the browser
+      // skips a block's layout until it is scrolled near: only building it costs.
+      const cost = i < near ? to - from : (to - from) / OUT_OF_SIGHT;
+      if (budget < SLICE && budget < cost) {
+        await nextFrame();
+        if (generation !== this.generation || (round !== undefined && round !== this.round)) {
+          for (const q of pages) if (ours(q)) this.drawers.delete(this.pages[q]);
+          return false;
+        }
+        budget = SLICE;
+        if (skip(p)) continue;
+      }
+      this.drawPage(answer, marks, p, from, to);
+      this.drawers.delete(this.pages[p]);
+      budget -= cost;
+      onDrawn?.(p);
     }
     this.ensureTabStop();
     if (this.matches) this.applyMatches();
@@ -241,11 +301,20 @@ export class TextView {
   /** Empties the drawn pages outside [from, to), at their last known height. */
   emptyOutside(from, to) {
     this.pages.forEach((page, p) => {
-      if ((p >= from && p < to) || page.dataset.filled !== "true") return;
-      page.style.height = `${this.heightOf(this.view, p)}px`;
-      page.replaceChildren();
-      page.dataset.filled = "false";
+      if ((p >= from && p < to) || page.dataset.filled === "false") return;
+      this.empty(p, this.heightOf(this.view, p));
     });
+  }
+
+  /** Page `p` emptied, at `height` (its last, read before any write of the frame). */
+  empty(p, height) {
+    const page = this.pages[p];
+    page.style.height = `${height}px`;
+    page.replaceChildren();
+    page.dataset.filled = "false";
+    this.drawers.delete(page);
+    this.drawn.delete(p);
+    this.unmeasured.delete(p);
   }
 
   /** The note under the view: how much of the text is drawn. */
@@ -275,46 +344,64 @@ export class TextView {
   // ------------------------------------------------------------ drawing
 
   /**
-   * Puts an answer's segments into its pages (only `which`, when given). A whole
-   * text's segments stay whole: each belongs to the page it starts in. In the paged
-   * view each page is cut at its own start and end, so it can be emptied and filled
-   * again alone.
+   * What an answer's segments are drawn with, worked out once per answer: the
+   * boundaries that got less overlap than asked (a dashed edge and a title, not colour
+   * alone) and the tails the chosen model never reads. Its windows join the view's.
    */
-  fill(answer, which) {
-    const view = this.view;
-    if (answer.windows !== this.lastWindows) {
-      this.lastWindows = answer.windows;
-      this.addWindows(view, answer.windows);
-    }
-    const { bounds, first, count } = answer.segments;
-    // Boundaries that got less overlap than asked: a dashed edge and a title (not colour alone).
+  marksOf(answer) {
+    let marks = this.marks.get(answer);
+    if (marks) return marks;
+    this.addWindows(this.view, answer.windows);
     const short = answer.short_boundaries ?? { at: [], overlap: [] };
-    this.short = new Map(short.at.map((at, i) => [at, short.overlap[i]]));
-    this.dropped = droppedTails(answer.model_dropped);
-    this.modelName = answer.model_dropped?.model ?? "";
-    const pages = which ?? Array.from({ length: answer.pages }, (_, i) => answer.page + i);
-    for (const p of pages) {
-      const start = view.edges[p];
-      const end = view.edges[p + 1];
-      const frag = document.createDocumentFragment();
-      // Whole: the segments starting in the page. Paged: those meeting it, cut to it.
-      let s = view.whole ? floorIndex(bounds, start - 1) + 1 : Math.max(0, floorIndex(bounds, start));
-      for (; s < first.length && bounds[s] < end; s += 1) {
-        const a = view.whole ? bounds[s] : Math.max(bounds[s], start);
-        const b = view.whole ? bounds[s + 1] : Math.min(bounds[s + 1], end);
-        frag.append(this.segment(view, a, b, first[s], count[s]));
-      }
-      const page = this.pages[p];
-      // Off screen, a filled page is skipped by layout at its last (or estimated) height.
-      page.style.containIntrinsicSize = `auto ${this.heightOf(view, p)}px`;
-      page.replaceChildren(frag);
-      page.dataset.filled = "true";
-      page.style.height = "";
+    marks = {
+      short: new Map(short.at.map((at, i) => [at, short.overlap[i]])),
+      dropped: droppedTails(answer.model_dropped),
+      model: answer.model_dropped?.model ?? "",
+    };
+    this.marks.set(answer, marks);
+    return marks;
+  }
+
+  /**
+   * The answer's segments page `p` draws, [from, to): a whole text's, those starting
+   * in it; the paged view's, those meeting it (each cut to it).
+   */
+  pageSegments(answer, p) {
+    const view = this.view;
+    const { bounds, first } = answer.segments;
+    const start = view.edges[p];
+    const from = view.whole ? floorIndex(bounds, start - 1) + 1 : Math.max(0, floorIndex(bounds, start));
+    return [from, Math.min(first.length, floorIndex(bounds, view.edges[p + 1] - 1) + 1)];
+  }
+
+  /**
+   * Draws page `p`: segments [from, to) of `answer` (pageSegments). A whole text's
+   * segments stay whole: each belongs to the page it starts in. In the paged view each
+   * page is cut at its own start and end, so it can be emptied and drawn again alone.
+   */
+  drawPage(answer, marks, p, from, to) {
+    const view = this.view;
+    const { bounds, first, count } = answer.segments;
+    const start = view.edges[p];
+    const end = view.edges[p + 1];
+    const frag = document.createDocumentFragment();
+    for (let s = from; s < to; s += 1) {
+      const a = view.whole ? bounds[s] : Math.max(bounds[s], start);
+      const b = view.whole ? bounds[s + 1] : Math.min(bounds[s + 1], end);
+      frag.append(this.segment(view, marks, a, b, first[s], count[s]));
     }
+    const page = this.pages[p];
+    // Off screen, a filled page is skipped by layout at its last (or estimated) height.
+    page.style.containIntrinsicSize = `auto ${this.heightOf(view, p)}px`;
+    page.replaceChildren(frag);
+    page.dataset.filled = "true";
+    page.style.height = "";
+    this.drawn.add(p);
+    this.unmeasured.add(p);
   }
 
   /** One segment element: its tint says how many chunks hold it, and which. */
-  segment(view, a, b, first, count) {
+  segment(view, marks, a, b, first, count) {
     let chunks = "";
     for (let k = 0; k < count; k += 1) chunks += k ? ` ${first + k}` : String(first + k);
     const node = (this.template ??= el("span", { "data-testid": "segment" })).cloneNode(false);
@@ -322,19 +409,19 @@ export class TextView {
     node.setAttribute("data-start", String(a));
     node.setAttribute("data-end", String(b));
     node.setAttribute("data-chunks", chunks);
-    const got = this.short?.get(a);
+    const got = marks.short.get(a);
     const titles = [];
     if (got !== undefined) {
       node.classList.add("seg-short");
       node.setAttribute("data-short-overlap", String(got));
       titles.push(`This boundary got ${got} of overlap, less than asked`);
     }
-    const tail = this.dropped ? droppedBy(this.dropped, a, b) : -1;
+    const tail = marks.dropped ? droppedBy(marks.dropped, a, b) : -1;
     if (tail >= 0) {
       // The tail of a chunk the chosen model never reads: a tint, italics and a title.
       node.classList.add("seg-dropped");
       node.setAttribute("data-dropped-by", String(tail));
-      const name = this.modelName || "The model";
+      const name = marks.model || "The model";
       titles.push(`${name} never reads this part of chunk ${fmt.integer(tail + 1)}: its input ends before it`);
     }
     if (titles.length) node.setAttribute("title", titles.join(". "));
@@ -344,13 +431,6 @@ export class TextView {
   }
 
   // ------------------------------------------------------------ paging
-
-  /** Where the view is: the page at its top and how far into it (read in a frame). */
-  readTop() {
-    if (this.pages.length === 0 || !this.pages[0].isConnected) return;
-    const page = this.pageAt(this.root.scrollTop);
-    this.top = { page, offset: this.root.scrollTop - this.pages[page].offsetTop };
-  }
 
   restoreTop(page, offset) {
     const node = this.pages[Math.min(page, this.pages.length - 1)];
@@ -410,88 +490,139 @@ export class TextView {
     this.scrolled();
   }
 
-  /** Scrolling: tell the strip what is in sight; in the paged view, fill what comes near. */
+  /**
+   * Scrolling: in the next frame, every position is read first (one layout, the one
+   * the frame makes anyway), then written: the part in sight told to the strip, and in
+   * the paged view the pages near the view drawn, the far ones emptied.
+   */
   scrolled() {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
-      this.readTop();
-      for (const p of this.measureFilled ?? []) {
-        if (this.pages[p]?.dataset.filled === "true") this.heights.set(p, this.pages[p].offsetHeight);
-      }
-      this.measureFilled = null;
-      if (this.view && !this.view.whole) this.page();
-      // What is in sight, for the strip: after this frame's drawing, not in its way.
-      clearTimeout(this.visibleTimer);
-      this.visibleTimer = setTimeout(() => this.reportVisible(), 60);
+      const sight = this.readSight();
+      if (!sight) return;
+      this.showVisible(sight.visible);
+      if (!this.view.whole) this.fillNear(sight);
     });
   }
 
-  reportVisible() {
+  /**
+   * Where the view is, read at once, before anything is written: the page at its top
+   * and how far into it; the pages near it [lo, hi]; the code points in sight; and the
+   * heights of the pages drawn since last read, and of those about to be emptied.
+   */
+  readSight() {
     const view = this.view;
-    if (!view || view.total === 0 || this.pages.length === 0) return;
-    const top = this.segmentAtY(this.root.scrollTop);
-    const bottom = this.segmentAtY(this.root.scrollTop + this.root.clientHeight);
-    const start = top ? Number(top.dataset.start) : view.edges[this.pageAt(this.root.scrollTop)];
-    const end = bottom ? Number(bottom.dataset.end) : view.total;
+    if (!view || view.total === 0 || this.pages.length === 0 || !this.pages[0].isConnected) return null;
+    const top = this.root.scrollTop;
+    const height = this.root.clientHeight;
+    const page = this.pageAt(top);
+    this.top = { page, offset: top - this.pages[page].offsetTop };
+    for (const p of this.unmeasured) {
+      if (this.drawn.has(p)) this.heights.set(p, this.pages[p].offsetHeight);
+    }
+    this.unmeasured.clear();
+    const lo = this.pageAt(top - NEAR * height);
+    const hi = this.pageAt(top + height + NEAR * height);
+    const far = [];
+    if (!view.whole) {
+      for (const p of this.drawn) {
+        if (p < lo - KEEP || p > hi + KEEP) far.push([p, this.pages[p].offsetHeight]);
+      }
+    }
+    const first = this.segmentAtY(top);
+    const last = this.segmentAtY(top + height);
+    const start = first ? Number(first.dataset.start) : view.edges[page];
+    const end = last ? Number(last.dataset.end) : view.total;
+    return { page, lo, hi, far, visible: [start, Math.max(start, end)] };
+  }
+
+  /**
+   * What is in sight, on the view (data-visible-start/-end) and to the strip.
+   * @param {number[]} visible code points [start, end)
+   */
+  showVisible([start, end]) {
     this.root.dataset.visibleStart = String(start);
-    this.root.dataset.visibleEnd = String(Math.max(start, end));
-    this.onVisible(start, Math.max(start, end), view.total);
+    this.root.dataset.visibleEnd = String(end);
+    this.onVisible(start, end, this.view.total);
   }
 
   /** The drawn segment on the line at height `y` of the scrolled content, if any. */
   segmentAtY(y) {
     const page = this.pages[this.pageAt(y)];
-    const segs = page?.children;
-    if (!segs || segs.length === 0) return null;
+    if (page?.dataset.filled !== "true") return null;
+    const segs = page.children;
+    if (segs.length === 0) return null;
     let lo = 0;
     let hi = segs.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (segs[mid].offsetTop <= y) lo = mid;
+      if (/** @type {HTMLElement} */ (segs[mid]).offsetTop <= y) lo = mid;
       else hi = mid - 1;
     }
     return segs[lo];
   }
 
-  /** Fills the pages near the view, empties the far ones (paged view only). */
-  async page() {
+  /**
+   * The paged view: empties the far pages (`sight.far`, at their heights read before)
+   * and draws the near ones not drawn or being drawn, nearest first: `focus`, when
+   * given, first (a page gone to; drawn again if half drawn). Resolves once `focus` is
+   * drawn, or else once all are.
+   */
+  fillNear(sight, focus = -1) {
+    return new Promise((resolve) => {
+      this.drawNear(sight, focus, resolve).then(() => resolve(undefined));
+    });
+  }
+
+  async drawNear(sight, focus, resolve) {
     const view = this.view;
-    const top = this.root.scrollTop;
-    const height = this.root.clientHeight;
-    const lo = this.pageAt(top - NEAR * height);
-    const hi = this.pageAt(top + height + NEAR * height);
-    for (let p = 0; p < this.pages.length; p += 1) {
-      const page = this.pages[p];
-      if ((p < lo - KEEP || p > hi + KEEP) && page.dataset.filled === "true") {
-        const measured = page.offsetHeight;
-        this.heights.set(p, measured);
-        page.style.height = `${measured}px`;
-        page.replaceChildren();
-        page.dataset.filled = "false";
-      }
+    // The far pages a few a frame, the farthest first: emptying a page removes its
+    // hundreds of segments, a jump leaves a dozen behind, and none of it is urgent.
+    const near = focus >= 0 ? focus : sight.page;
+    const far = sight.far.sort(([a], [b]) => Math.abs(b - near) - Math.abs(a - near));
+    for (const [p, height] of far.slice(0, EMPTIED)) {
+      this.heights.set(p, height);
+      this.empty(p, height);
     }
-    let first = lo;
-    while (first <= hi && this.pages[first].dataset.filled === "true") first += 1;
-    let last = hi;
-    while (last >= first && this.pages[last].dataset.filled === "true") last -= 1;
-    if (first > last) {
-      this.root.dataset.rendered = "true";
+    if (far.length > EMPTIED) this.scrolled(); // the rest in the next frames
+    // While a page gone to is fetched, the view waits for it: a call of its own now
+    // would supersede that one (the engine answers only the newest segments call).
+    if (focus < 0 && this.focusing > 0) return;
+    const wanted = [];
+    for (let p = sight.lo; p <= sight.hi; p += 1) {
+      const page = this.pages[p];
+      // A newer fill takes over the blank pages an older one was to draw, not those of a
+      // page gone to.
+      if (page.dataset.filled !== "true" && (p === focus || !this.drawers.get(page)?.focus)) wanted.push(p);
+    }
+    if (focus >= 0 && !wanted.includes(focus) && this.pages[focus].dataset.filled !== "true") wanted.push(focus);
+    if (wanted.length === 0) {
+      if (this.fetching === null) this.root.dataset.rendered = "true";
       return;
     }
-    const key = `${this.generation}:${first}:${last}`;
+    const first = Math.min(...wanted);
+    const last = Math.max(...wanted);
+    const key = `${this.generation}:${first}:${last}:${focus}`;
     if (this.fetching === key) return;
     this.fetching = key;
     this.root.dataset.rendered = "false";
     const generation = this.generation;
+    if (focus >= 0) this.focusing += 1;
     const answer = await this.fetch(view.base, first, last - first + 1);
+    if (focus >= 0) this.focusing -= 1;
     if (this.fetching === key) this.fetching = null;
+    if (answer === null && focus >= 0) this.scrolled(); // the pages near, as they are now
     if (answer === null || generation !== this.generation || this.view !== view) return;
-    const pages = [];
-    for (let p = answer.page; p < answer.page + answer.pages; p += 1) pages.push(p);
-    if (!(await this.fillRest(answer, pages, generation)) || this.view !== view) return;
-    this.measureFilled = pages; // their heights, read in the next frame
-    this.scrolled(); // more may have come near meanwhile
+    const order = wanted.filter((p) => p >= answer.page && p < answer.page + answer.pages)
+      .sort((a, b) => Math.abs(a - near) - Math.abs(b - near) || a - b);
+    // A newer fill of the pages near the view supersedes this one, unless it draws a
+    // page gone to (then it draws that page first and finishes).
+    const round = focus >= 0 ? undefined : ++this.round;
+    const onDrawn = (p) => p === focus && resolve(undefined);
+    const how = { generation, round, onDrawn, focus: focus >= 0 };
+    if (!(await this.draw(answer, order, how)) || this.view !== view) return;
+    this.scrolled(); // their heights; more may have come near meanwhile
   }
 
   /** The page at height `y` of the scrolled content. */
@@ -555,6 +686,7 @@ export class TextView {
     this.current = null;
     this.root.dataset.matches = found ? String(found.count) : "";
     delete this.root.dataset.findCurrent;
+    delete this.root.dataset.findShown;
     if (typeof CSS !== "undefined" && CSS.highlights) CSS.highlights.delete(CURRENT);
     this.applyMatches();
   }
@@ -564,7 +696,9 @@ export class TextView {
     this.current = [a, b];
     this.root.dataset.findCurrent = `${a} ${b}`;
     await this.scrollToOffset(a);
+    if (this.current?.[0] !== a || this.current[1] !== b) return; // another match was gone to
     this.applyMatches();
+    this.root.dataset.findShown = `${a} ${b}`; // in sight and marked
   }
 
   /** A range over code points [a, b) of the drawn text, or null where it is not drawn. */
@@ -694,7 +828,9 @@ export class TextView {
     const p = Math.max(0, floorIndex(view.edges, cp));
     if (!view.whole && this.pages[p]?.dataset.filled !== "true") {
       this.root.scrollTop = this.pages[p].offsetTop;
-      await this.page();
+      const sight = this.readSight();
+      if (sight) await this.fillNear(sight, p);
+      if (this.view !== view || this.pages[p]?.dataset.filled !== "true") return null;
     }
     const point = this.domPoint(cp, false);
     return point ? point.node.parentElement : null;

@@ -20,6 +20,62 @@ from playwright.sync_api import expect
 from pyapp.facts import MAX_CHUNKS
 
 VIEW = '[data-testid="text-view"]'
+TEXT_VIEW_JS = Path(__file__).resolve().parents[2] / "static" / "view" / "text-view.js"
+
+# Scrolls the view to twelve places, a frame at each, as a fling or a dragged scrollbar.
+FLING = """async () => {
+  const view = document.querySelector('[data-testid="text-view"]');
+  for (const at of [0.9, 0.1, 0.5, 0.52, 0.54, 0.3, 0.31, 0.7, 0.2, 0.21, 0.6, 0.4]) {
+    view.scrollTop = view.scrollHeight * at;
+    await new Promise((r) => requestAnimationFrame(r));
+  }
+}"""
+
+# The pages that meet the view's box: whether each is drawn, and its segments as
+# [start, end, text].
+PAGES_IN_SIGHT = """() => {
+  const view = document.querySelector('[data-testid="text-view"]');
+  const box = view.getBoundingClientRect();
+  return [...view.querySelectorAll(".tv-page")].filter((page) => {
+    const r = page.getBoundingClientRect();
+    return r.bottom > box.top && r.top < box.bottom;
+  }).map((page) => ({
+    page: Number(page.dataset.page), filled: page.dataset.filled,
+    segments: [...page.children].map((s) => [Number(s.dataset.start), Number(s.dataset.end),
+                                              s.textContent]),
+  }));
+}"""
+
+# The find box's current match as marked (the text of its highlight), and whether it
+# lies in the view's box, on its first lines.
+CURRENT_MATCH = """() => {
+  const ranges = [...CSS.highlights.get("find-current")];
+  const view = document.querySelector('[data-testid="text-view"]').getBoundingClientRect();
+  const box = ranges[0].getBoundingClientRect();
+  return { texts: ranges.map((r) => r.toString()),
+           in_sight: box.top >= view.top && box.bottom <= view.top + 60 && box.top < box.bottom };
+}"""
+
+# Selects from the middle of a drawn page's last segment to the middle of the next
+# page's first one (as a drag would), and returns what the selection reads and the
+# code points it spans.
+SELECT_ACROSS_PAGES = """() => {
+  const pages = [...document.querySelectorAll('.tv-page[data-filled="true"]')];
+  const at = pages.findIndex((p, i) => i + 1 < pages.length
+    && Number(pages[i + 1].dataset.page) === Number(p.dataset.page) + 1);
+  if (at < 0) return null;
+  const last = pages[at].lastElementChild;
+  const next = pages[at + 1].firstElementChild;
+  const half = (seg) => [...seg.textContent].length >> 1;
+  const selection = document.getSelection();
+  const from = last.firstChild, to = next.firstChild;
+  const cut = (node, n) => [...node.data].slice(0, n).join("").length;
+  selection.setBaseAndExtent(from, cut(from, half(last)), to, cut(to, half(next)));
+  const selected = selection.toString();
+  selection.removeAllRanges();
+  return { selected, start: Number(last.dataset.start) + half(last),
+           end: Number(next.dataset.start) + half(next) };
+}"""
 
 READ_SEGMENTS = """els => els.map(e => [Number(e.dataset.start), Number(e.dataset.end),
                                        e.dataset.chunks, e.textContent])"""
@@ -80,6 +136,19 @@ def test_the_text_view_tiles_the_text_and_each_part_names_the_chunks_that_hold_i
             assert 2 in kinds, f"{unit}: the overlap is a segment of two chunks"
         if unit == "word" and overlap == 0:
             assert 0 in kinds, "word mode at overlap 0 leaves the whitespace to no chunk"
+
+    # A whole text of many blocks, drawn a frame's worth at a time: all of it, in order.
+    text = "".join(
+        f"Overlap repeats the end of chunk {i}." + ("\n" if i % 10 == 9 else " ")
+        for i in range(400)
+    )
+    configure(app, unit="word", size="2", overlap="1", text=text)
+    rendered(app, native("chunk", text=text, unit="word", size=2, overlap=1)["summary"]["chunks"])
+    expect(app.locator(f"{VIEW}[data-mode='whole']")).to_have_count(1)
+    assert app.locator(".tv-page").count() > 10
+    segments = app.locator('[data-testid="segment"]').evaluate_all(READ_SEGMENTS)
+    assert "".join(s[3] for s in segments) == text
+    assert [s[0] for s in segments] == [0, *(s[1] for s in segments[:-1])]
 
     # Pointing at the text: ten words, size 4, overlap 2 (the second case again).
     text = CASES[1][3]
@@ -235,18 +304,23 @@ def test_a_megabyte_in_a_hundred_thousand_chunks_is_drawn_only_near_the_view(app
     expected = native("chunk", text=text, unit="word", size=2, overlap=1)["summary"]["chunks"]
     assert expected > 100_000
     configure(app, unit="word", size="2", overlap="1")
-    # Count the segments the page adds to the view in each task while it draws.
+    # Count the segments the page adds to the view in each task while it draws, by page.
     app.get_by_test_id("text-view").evaluate(
         """(view) => {
           const seen = { batches: [] };
           window.__drawn = seen;
           new MutationObserver((records) => {
-            let added = 0;
+            const pages = {};
+            const add = (page, n) => { if (n) pages[page] = (pages[page] ?? 0) + n; };
             for (const r of records) for (const n of r.addedNodes) {
-              if (n.nodeType === 1) added += n.matches('[data-testid="segment"]') ? 1
-                : n.querySelectorAll('[data-testid="segment"]').length;
+              if (n.nodeType !== 1) continue;
+              if (n.matches('[data-testid="segment"]')) add(r.target.dataset.page, 1);
+              else for (const page of [n, ...n.querySelectorAll(".tv-page")]) {
+                const drawn = page.querySelectorAll(':scope > [data-testid="segment"]');
+                add(page.dataset.page, drawn.length);
+              }
             }
-            if (added) seen.batches.push(added);
+            if (Object.keys(pages).length) seen.batches.push(pages);
           }).observe(view, { childList: true, subtree: true });
         }"""
     )
@@ -285,8 +359,75 @@ def test_a_megabyte_in_a_hundred_thousand_chunks_is_drawn_only_near_the_view(app
         int(view.get_attribute(f"data-visible-{edge}") or "-1") for edge in ("start", "end")
     )
     assert low - 500 <= target < high, (low, target, high)  # give or take a line
+    # No task draws a screenful: each draws one page, or pages holding no more than a
+    # frame's worth of segments (text-view.js's SLICE), so no frame lays out more.
+    budget = int(re.findall(r"^const SLICE = (\d+);", TEXT_VIEW_JS.read_text(), re.M)[0])
     batches = app.evaluate("() => window.__drawn.batches")
-    assert max(batches) < 20_000, batches  # the text never comes to the page whole
+    assert all(len(b) == 1 or sum(b.values()) <= budget for b in batches), batches
+    assert max(sum(b.values()) for b in batches) < 2_000, batches
+
+    # Go to a chunk far along: its first words are at the top of the view, drawn.
+    view.scroll_into_view_if_needed()
+    chunk = 150_000
+    start = native("goto", text=text, unit="word", size=2, overlap=1, chunk=str(chunk))
+    goto = app.get_by_test_id("goto-chunk")
+    goto.fill(str(chunk))
+    goto.press("Enter")
+    said = app.get_by_test_id("find-result")
+    expect(said).to_have_text(
+        f"Chunk {chunk:,}: characters [{start['char_start']:,}, {start['char_end']:,})."
+    )
+    first = view.locator(f'[data-testid="segment"][data-start="{start["char_start"]}"]')
+    expect(first).to_be_in_viewport(timeout=WAIT_MS)
+    assert str(chunk - 1) in (first.get_attribute("data-chunks") or "").split()
+    end = int(first.get_attribute("data-end") or 0)
+    assert first.text_content() == text[start["char_start"] : end]
+    top = first.bounding_box()
+    frame = view.bounding_box()
+    assert top is not None and frame is not None
+    assert 0 <= top["y"] - frame["y"] <= 40, (top, frame)  # on the view's first lines
+
+    # Find: the next match is gone to, in sight, marked whole, and the next after it.
+    query = "repeats what came before"
+    find = app.get_by_test_id("find-input")
+    find.fill(query)
+    find.press("Enter")
+    expect(said).to_contain_text("Match 1 of")
+    expect(view).to_have_attribute("data-find-shown", re.compile(r"^\d+ \d+$"), timeout=WAIT_MS)
+    find.press("Enter")
+    expect(said).to_contain_text("Match 2 of")
+    expect(view).to_have_attribute("data-find-shown", re.compile(r"^\d+ \d+$"), timeout=WAIT_MS)
+    a, b = (int(n) for n in (view.get_attribute("data-find-shown") or "").split())
+    assert view.get_attribute("data-find-current") == f"{a} {b}"
+    assert text[a:b] == query and text.find(query, text.find(query) + 1) == a
+    current = app.evaluate(CURRENT_MATCH)
+    assert current["texts"] == [query]
+    assert current["in_sight"], current  # inside the view's box, on its first lines
+
+    # Selected across a page's end into the next page, the text reads as the source.
+    picked = app.evaluate(SELECT_ACROSS_PAGES)
+    assert picked is not None, "two pages side by side are drawn"
+    assert picked["selected"] == text[picked["start"] : picked["end"]], picked
+    # The view keeps one Tab stop, as the strip does.
+    expect(view.locator("[tabindex]")).to_have_count(1)
+    expect(overview.locator("[tabindex]")).to_have_count(1)
+
+    # Flung through the text, a frame at each place: once it settles, every page in sight
+    # is drawn, once, each its own stretch of the source text.
+    app.evaluate(FLING)
+    expect(view).to_have_attribute("data-rendered", "true", timeout=WAIT_MS)
+    pages = app.evaluate(PAGES_IN_SIGHT)
+    edges = native("segments", text=text, unit="word", size=2, overlap=1, page=0, pages=1)
+    starts = edges["page_starts"]
+    assert pages and all(p["filled"] == "true" for p in pages), pages
+    for p in pages:
+        tiles = [starts[p["page"]], *(s[1] for s in p["segments"])]
+        assert [s[0] for s in p["segments"]] == tiles[:-1], p["page"]
+        assert tiles[-1] == starts[p["page"] + 1], p["page"]
+        assert all(text[a:b] == shown for a, b, shown in p["segments"])
+    drawn = segments.evaluate_all(READ_SEGMENTS)
+    assert len({s[0] for s in drawn}) == len(drawn), "no part drawn twice"
+
     # The page answers input at once meanwhile.
     app.get_by_test_id("price-input").fill("3")
     expect(app.get_by_test_id("price-input")).to_have_value("3")
