@@ -20,6 +20,24 @@ import { PAGE_MODULES } from "./page-modules.js";
 export const engine = new Engine();
 engine.start();
 
+/**
+ * The settings fields a person typed in before view/app.js wired them (their id →
+ * the value typed): view/app.js puts them back over the link's or the last visit's
+ * settings, as it keeps the text typed meanwhile.
+ * @type {Map<string, string>}
+ */
+export const typedBeforeWiring = new Map();
+/** @param {Event} event */
+function noteTyping(event) {
+  const field = event.target;
+  if (field instanceof HTMLInputElement && field.type === "text" && field.id) typedBeforeWiring.set(field.id, field.value);
+}
+document.addEventListener("input", noteTyping, true);
+/** view/app.js wired the fields: typing is its own from now on. */
+export function wired() {
+  document.removeEventListener("input", noteTyping, true);
+}
+
 // How long the page's modules wait for the first paint at most (a page hidden
 // meanwhile, or a browser that reports no paint timing, draws or says nothing).
 const FIRST_PAINT_WAIT_MS = 1000;

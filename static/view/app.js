@@ -7,7 +7,7 @@ import { askEngine } from "../engine/ask.js";
 import { PURPOSE } from "../engine/protocol.js";
 import { measureText } from "../engine/text-limit.js";
 import { FACTS } from "../facts.js";
-import { engine } from "../start.js"; // started before this module graph loaded
+import { engine, typedBeforeWiring, wired } from "../start.js"; // started before this module graph loaded
 import { mountAudit } from "../tools/audit.js";
 import { mountEvidence } from "../tools/evidence.js";
 import { FieldErrors } from "../tools/forms.js";
@@ -765,8 +765,16 @@ const audit = mountAudit({
 
 // ---------------------------------------------------------------- start
 
-// A link's settings win; a page opened without any takes those kept by the last visit.
+// A link's settings win; a page opened without any takes those kept by the last visit;
+// what a person typed in a field before this module wired it wins over both.
 takeLinkSettings(location.hash.length > 1 ? location.hash : keptSettings());
+wired();
+for (const [id, value] of typedBeforeWiring) {
+  const field = document.getElementById(id);
+  if (!(field instanceof HTMLInputElement) || field.value === value) continue;
+  field.value = value;
+  field.dispatchEvent(new Event("input", { bubbles: true })); // read as the person's typing
+}
 if (settings.model) tools.usePreset(presetForTools(settings.model));
 saveHash();
 

@@ -504,7 +504,17 @@ def test_over_200000_processed_units_a_cap_notice_names_that_cap(app: Any) -> No
 def test_the_text_box_works_while_python_starts_and_status_names_the_stages(
     page: Any, site_url: str
 ) -> None:
-    page.goto(site_url)
+    """The text and the settings typed before the page has wired its fields (its
+    modules come after the first frame: here held back until the typing is done)
+    are what the first figures are computed from, over the link's settings."""
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        held.append(route)
+
+    page.route("**/static/view/app.js", hold)
+    with page.expect_request("**/static/view/app.js", timeout=BOOT_TIMEOUT_MS):
+        page.goto(f"{site_url}#unit=word&size=40&overlap=8&price=3")
     status = page.get_by_test_id("status")
     state = status.get_attribute("data-state")
     if state == "loading":
@@ -512,8 +522,13 @@ def test_the_text_box_works_while_python_starts_and_status_names_the_stages(
         expect(status).to_have_text(re.compile(r"Loading the engine"))
     page.get_by_test_id("text-input").fill(TEN_WORDS)
     configure(page, size="4", overlap="1", tpu="1", price="1")
+    assert held, "the page's modules waited for the typing"
+    for route in held:
+        route.continue_()
     expect(status).to_have_attribute("data-state", "ready", timeout=BOOT_TIMEOUT_MS)
     expect_figure(page, "summary-cost", "$0.000012", "0.000012")
+    expect(page.get_by_test_id("size-input")).to_have_value("4")
+    expect(page.get_by_test_id("summary-chunks")).to_have_attribute("data-value", "3")
     expect(status).to_have_text(re.compile("Ready"))
 
 
