@@ -429,7 +429,9 @@ def _op_dense_plan(request: JSON) -> JSON:
     sweep's settings (``"sweep"``) embeds: every text's ``keys``; with ``held`` (the
     keys the page's cache has), the model's input for the others, in ``batches`` of
     ``{"key", "ids"}`` (one length per batch), the ``tokens`` they hold, how many
-    ``texts`` that is, and about how long the page's model takes (``page_seconds``)."""
+    ``texts`` that is, and about how long the page's model takes (``page_seconds``).
+    ``"batches": false`` leaves the batches out (a preview of the work needs only its
+    size, not megabytes of ids)."""
     texts = _dense_texts(request)
     keys = list(dict.fromkeys(map(text_key, texts)))
     out: JSON = {"model": EMBEDDING_MODEL.to_json(), "keys": keys}
@@ -438,11 +440,15 @@ def _op_dense_plan(request: JSON) -> JSON:
         return out
     if not isinstance(held, list) or not all(isinstance(k, str) for k in held):
         raise InputError("held", "held must be a list of keys")
+    want = request.get("batches", True)
+    if not isinstance(want, bool):
+        raise InputError("batches", "batches must be true or false")
     have = set(held)
     work = plan(t for t in texts if text_key(t) not in have)
-    out["batches"] = [
-        [{"key": k, "ids": work.missing[k]} for k in b] for b in batches(work.missing)
-    ]
+    if want:
+        out["batches"] = [
+            [{"key": k, "ids": work.missing[k]} for k in b] for b in batches(work.missing)
+        ]
     out["tokens"] = work.tokens
     out["texts"] = len(work.missing)
     out["page_seconds"] = work.tokens * DENSE_PAGE_SECONDS_PER_TOKEN

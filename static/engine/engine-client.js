@@ -269,6 +269,19 @@ export class Engine {
     drawn.then(release, release);
   }
 
+  /**
+   * Lets a peer worker call the engine through `port` (transferred), with the same
+   * `call`/`result` messages as the page: the embedder's, so the ids and hidden
+   * states of a dense job go from worker to worker, not through the page's thread.
+   * @param {MessagePort} port
+   */
+  connect(port) {
+    this.start();
+    /** @type {import("./protocol.js").PageMessage} */
+    const message = { type: "port", port };
+    this._worker?.postMessage(message, [port]);
+  }
+
   /** Stops the worker; pending calls resolve to null. */
   terminate() {
     this._worker?.terminate();

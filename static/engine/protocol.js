@@ -18,13 +18,15 @@
 //
 /**
  * @typedef {{type: "call", id: number, purpose: string, request: string, attachment?: {field: string, bytes: ArrayBuffer}}
- *   | {type: "drop", id: number} | {type: "hold", on: boolean}} PageMessage
+ *   | {type: "drop", id: number} | {type: "hold", on: boolean} | {type: "port", port: MessagePort}} PageMessage
  */
 //   `request` is JSON text for pyapp.web.api.handle. `attachment` (transferred, not
 //   copied): bytes the worker adds to the request as the base64 string `field`.
 //   `drop`: the page no longer wants the answer to call `id` (a newer call superseded
 //   it, engine-client.js decides which): the worker forgets it unless it has begun it.
 //   `hold`: the page draws a large new text; the warm-up waits from `on: true` to `on: false`.
+//   `port` (transferred): a peer worker (the embedder) sends `call` messages through it
+//   and gets their `result`/`error` back on it; the page cannot drop those calls.
 
 import { FACTS } from "../facts.js";
 

@@ -88,7 +88,7 @@ let handle = null;
 let runtime = null;
 /** @type {{HEAP8: Int8Array} | null} the runtime's Emscripten module, to report its memory */
 let runtimeModule = null;
-/** @type {Array<{id: number, purpose: string, request: string, dropped?: boolean}>} */
+/** @type {Array<{id: number, purpose: string, request: string, dropped?: boolean, reply?: MessagePort | null}>} `reply`: the port of a peer worker's call (else the page's) */
 const queue = [];
 let draining = false;
 /** "waiting" until the warm-up begins, "warming" while its slices are queued, then "done". */
@@ -222,11 +222,17 @@ function nextIndex() {
   return at < 0 ? 0 : at;
 }
 
-/** Forgets call `id`: out of the queue, or marked if it waits for its vocabulary. */
+/** Forgets the page's call `id`: out of the queue, or marked if it waits for its vocabulary. */
 function dropCall(id) {
-  const at = queue.findIndex((call) => call.id === id);
+  const at = queue.findIndex((call) => call.id === id && !call.reply);
   if (at >= 0) queue.splice(at, 1);
-  else if (current?.id === id) current.dropped = true;
+  else if (current?.id === id && !current.reply) current.dropped = true;
+}
+
+/** Posts `message` (a call's answer) to whoever asked: the page, or a peer worker's port. */
+function answer(call, message) {
+  if (call.reply) call.reply.postMessage(message);
+  else post(message);
 }
 
 /** Answers the waiting calls one by one. */
@@ -258,7 +264,7 @@ async function drain() {
         // dropped by the page while a vocabulary loaded: its promise is settled already
       } else if (call.purpose === PURPOSE.warm) warmAnswered(response, began);
       else {
-        post({ type: "result", id: call.id, response });
+        answer(call, { type: "result", id: call.id, response });
         if (warmState === "warming") holdWarming();
       }
     } catch (err) {
@@ -266,7 +272,7 @@ async function drain() {
       // failing. The traceback goes to the console, one line to the page.
       console.warn(`engine: handle() raised on a ${call.purpose} call: ${messageOf(err)}`);
       if (call.purpose === PURPOSE.warm) warmState = "done";
-      else post({ type: "error", id: call.id, message: `handle() raised ${err?.type ?? err?.name ?? "an error"}` });
+      else answer(call, { type: "error", id: call.id, message: `handle() raised ${err?.type ?? err?.name ?? "an error"}` });
     }
     current = null;
     if (!background) lastForeground = performance.now();
@@ -458,24 +464,34 @@ function withAttachment(requestJson, { field, bytes }) {
   return `${open}${open.endsWith("{") ? "" : ","}${JSON.stringify(field)}:"${encoded}"}`;
 }
 
-self.onmessage = (event) => {
-  const message = event.data;
+/** One message from the page, or (`reply`) a call from a peer worker through its port. */
+function receive(message, reply = null) {
   switch (message?.type) {
     case "drop":
-      dropCall(message.id);
+      if (reply === null) dropCall(message.id);
       break;
     case "call":
       queue.push({
         id: message.id,
         purpose: String(message.purpose ?? ""),
         request: message.attachment ? withAttachment(message.request, message.attachment) : message.request,
+        reply,
       });
       drain();
       break;
     case "hold":
-      holdBackground(message.on === true);
+      if (reply === null) holdBackground(message.on === true);
       break;
+    case "port": {
+      // The embedder's worker calls through this port (one per dense job), so the
+      // ids and hidden states it trades with the engine never cross the page's thread.
+      const port = /** @type {MessagePort} */ (message.port);
+      if (reply === null) port.onmessage = (event) => receive(event.data, port);
+      break;
+    }
     default:
       console.warn("worker: unknown message", message);
   }
-};
+}
+
+self.onmessage = (event) => receive(event.data);

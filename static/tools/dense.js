@@ -4,10 +4,13 @@
 // Every rule is the engine's: op `dense_plan` names the texts to embed (by key, the
 // sha256 of the text) and, for those the cache lacks, the model's ids in batches;
 // the model runs in a worker of its own (engine/embed-worker.js, ONNX Runtime Web),
-// started on first use; op `dense_pool` pools and normalizes what it returns. This
-// module only moves bytes between them and keeps the vectors, keyed by the model
-// file's sha256 and the text's key, so an edit re-embeds only the chunks it changed
-// and a second check of the same settings embeds nothing.
+// started on first use; op `dense_pool` pools and normalizes what it returns. The two
+// workers trade the ids and the hidden states over a MessageChannel this module makes
+// for each job, so those megabytes never cross the page's thread; this module only
+// keeps the vectors each batch yields, keyed by the model file's sha256 and the
+// text's key, so an edit re-embeds only the chunks it changed and a second check of
+// the same settings embeds nothing. Its progress reaches the page at most once a
+// frame within a stage (every change of stage at once).
 //
 // The runtime (ort/) and the model (models/) are not part of a first visit's
 // download: they are fetched here, the first time, with progress; the service
@@ -32,13 +35,49 @@ const STORE = "vectors";
 
 export class Cancelled extends Error {}
 
+/**
+ * `onProgress`, called at once for a new stage and at most once an animation frame
+ * within one (the last report of the frame wins); `stop()` drops a report not yet made.
+ * @param {(p: DenseProgress) => void} onProgress
+ */
+function throttled(onProgress) {
+  /** @type {DenseProgress | null} */
+  let waiting = null;
+  let frame = 0;
+  let stage = "";
+  const stop = () => {
+    if (frame !== 0) cancelAnimationFrame(frame);
+    frame = 0;
+    waiting = null;
+  };
+  /** @param {DenseProgress} p */
+  const report = (p) => {
+    if (p.stage !== stage || typeof requestAnimationFrame !== "function") {
+      stop();
+      stage = p.stage;
+      onProgress(p);
+      return;
+    }
+    waiting = p;
+    if (frame === 0) {
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        const last = waiting;
+        waiting = null;
+        if (last !== null) onProgress(last);
+      });
+    }
+  };
+  return { report, stop };
+}
+
 /** @type {DenseRetriever | null} */
 let shared = null;
 
 /**
  * The page's one retriever (one model worker, one cache), shared by the evidence
  * panel and the sweep.
- * @param {{call: (purpose: string, request: object, attachment?: any) => Promise<any>}} engine
+ * @param {{call: (purpose: string, request: object, attachment?: any) => Promise<any>, connect: (port: MessagePort) => void}} engine
  */
 export function denseRetriever(engine) {
   shared ??= new DenseRetriever({ engine });
@@ -56,16 +95,16 @@ function openDb() {
 }
 
 export class DenseRetriever {
-  /** @param {{engine: {call: (purpose: string, request: object, attachment?: any) => Promise<any>}}} options */
+  /** @param {{engine: {call: (purpose: string, request: object, attachment?: any) => Promise<any>, connect: (port: MessagePort) => void}}} options */
   constructor({ engine }) {
     this._engine = engine;
     /** @type {Worker | null} */
     this._worker = null;
     /** @type {Promise<void> | null} */
     this._loaded = null;
-    /** @type {Map<number, {resolve: Function, reject: Function}>} */
-    this._runs = new Map();
-    this._nextId = 1;
+    /** @type {Map<number, (message: any) => void>} the embedder's jobs, by id */
+    this._jobs = new Map();
+    this._nextJob = 1;
     /** @type {((message: any) => void) | null} */
     this._onLoad = null;
     /** @type {Promise<IDBDatabase> | null} */
@@ -116,7 +155,7 @@ export class DenseRetriever {
     const held = await this._get(model.sha256, keys);
     if (held.size === keys.length) return { texts: keys.length, cached: held.size, embed: 0, seconds: 0 };
     await this._call({ op: "warm", encoding: model.encoding });
-    const work = await this._call({ ...request, op: "dense_plan", held: [...held.keys()] });
+    const work = await this._call({ ...request, op: "dense_plan", held: [...held.keys()], batches: false });
     return { texts: keys.length, cached: held.size, embed: work.texts, seconds: work.page_seconds };
   }
 
@@ -129,38 +168,93 @@ export class DenseRetriever {
    */
   async vectorsFor(request, { onProgress = () => {}, cancelled = () => false } = {}) {
     const state = { embedded: 0, cached: 0, calls: this.calls };
+    const progress = throttled(onProgress);
     const say = (/** @type {string} */ stage, loaded = 0, total = 0) =>
-      onProgress(/** @type {DenseProgress} */ ({ stage, loaded, total, ...state, calls: this.calls }));
-    say("plan");
-    const first = await this._call({ ...request, op: "dense_plan" });
-    const { model, keys } = first;
-    say("cache", 0, keys.length);
-    const held = await this._get(model.sha256, keys);
-    state.cached = held.size;
-    /** @type {Record<string, string>} */
-    const vectors = Object.fromEntries(held);
-    if (held.size < keys.length) {
-      if (cancelled()) throw new Cancelled();
-      // The model's tokenizer: the worker installs its vocabulary on first use.
-      await this._call({ op: "warm", encoding: model.encoding });
-      const work = await this._call({ ...request, op: "dense_plan", held: [...held.keys()] });
-      const total = work.batches.reduce((n, /** @type {any[]} */ b) => n + b.length, 0);
-      await this._load(model, (stage, loaded, all) => say(stage, loaded, all));
-      say("embed", 0, total);
-      for (const batch of work.batches) {
+      progress.report(/** @type {DenseProgress} */ ({ stage, loaded, total, ...state, calls: this.calls }));
+    try {
+      say("plan");
+      const { model, keys } = await this._call({ ...request, op: "dense_plan" });
+      say("cache", 0, keys.length);
+      const held = await this._get(model.sha256, keys);
+      state.cached = held.size;
+      /** @type {Record<string, string>} */
+      const vectors = Object.fromEntries(held);
+      if (held.size < keys.length) {
         if (cancelled()) throw new Cancelled();
-        const rows = batch.map((/** @type {{ids: number[]}} */ entry) => entry.ids);
-        const out = await this._run(rows);
-        const pooled = await this._call({ op: "dense_pool", rows: out.rows, length: out.length }, { field: "hidden", bytes: out.bytes });
-        const entries = batch.map((/** @type {{key: string}} */ entry, /** @type {number} */ i) => [entry.key, pooled.vectors[i]]);
-        await this._put(model.sha256, entries);
-        for (const [key, vector] of entries) vectors[key] = vector;
-        state.embedded += batch.length;
-        say("embed", state.embedded, total);
+        // The model's tokenizer: the worker installs its vocabulary on first use.
+        await this._call({ op: "warm", encoding: model.encoding });
+        await this._load(model, (stage, loaded, all) => say(stage, loaded, all));
+        if (cancelled()) throw new Cancelled();
+        await this._embed({ ...request, op: "dense_plan", held: [...held.keys()] }, {
+          sha: model.sha256,
+          cancelled,
+          onPlanned: (total) => say("embed", 0, total),
+          onBatch: (entries, total) => {
+            for (const [key, vector] of entries) vectors[key] = vector;
+            state.embedded += entries.length;
+            say("embed", state.embedded, total);
+          },
+        });
       }
+      say("done", keys.length, keys.length);
+      return { vectors, model, embedded: state.embedded, cached: state.cached };
+    } finally {
+      progress.stop();
     }
-    say("done", keys.length, keys.length);
-    return { vectors, model, embedded: state.embedded, cached: state.cached };
+  }
+
+  /**
+   * One job of the embedder: it asks the engine for the batches of `planRequest` (op
+   * `dense_plan` with `held`) and runs and pools each, over a MessageChannel between
+   * the two workers; each batch's vectors come here, to be kept. Resolves once every
+   * batch is embedded and stored; rejects with Cancelled when `cancelled()` turned
+   * true (checked as each batch arrives: the batch under way is kept), or with the
+   * engine's or the model's failure. A job that ends with every batch done resolves,
+   * as the caller checks for staleness itself.
+   * @param {object} planRequest
+   * @param {{sha: string, cancelled: () => boolean, onPlanned: (total: number) => void,
+   *   onBatch: (entries: string[][], total: number) => void}} hooks
+   * @returns {Promise<void>}
+   */
+  _embed(planRequest, { sha, cancelled, onPlanned, onBatch }) {
+    const job = this._nextJob++;
+    const channel = new MessageChannel();
+    this._engine.connect(channel.port2);
+    return new Promise((resolve, reject) => {
+      /** @type {Promise<void>[]} */
+      const stored = [];
+      let total = 0;
+      const end = (/** @type {Error | null} */ failure) => {
+        this._jobs.delete(job);
+        Promise.all(stored).then(() => (failure === null ? resolve() : reject(failure)));
+      };
+      this._jobs.set(job, (message) => {
+        switch (message.type) {
+          case "planned":
+            total = message.texts;
+            onPlanned(total);
+            break;
+          case "embedded":
+            this.calls += 1;
+            stored.push(this._put(sha, message.entries));
+            onBatch(message.entries, total);
+            if (cancelled()) this._worker?.postMessage({ type: "cancel", job });
+            break;
+          case "finished":
+            end(null);
+            break;
+          case "cancelled":
+            end(new Cancelled());
+            break;
+          case "refused":
+            end(cancelled() ? new Cancelled() : new Error(message.message));
+            break;
+          default:
+            console.warn("dense: unknown job message", message);
+        }
+      });
+      this._worker?.postMessage({ type: "embed", job, port: channel.port1, request: planRequest }, [channel.port1]);
+    });
   }
 
   /**
@@ -186,17 +280,28 @@ export class DenseRetriever {
         } finally {
           URL.revokeObjectURL(blobUrl);
         }
+        this._worker.onmessage = (event) => this._receive(event.data);
+        let started = false;
         this._onLoad = (message) => {
           if (message.type === "progress") progress(message.stage, message.loaded, message.total);
           else if (message.type === "loaded") {
+            started = true;
             this.loadMs = message.ms;
             resolve(undefined);
           } else if (message.type === "failed") reject(new Error(`the model could not be loaded (${message.stage}): ${message.message}`));
         };
-        this._worker.onmessage = (event) => this._receive(event.data);
         this._worker.onerror = (event) => {
           event.preventDefault();
-          reject(new Error(`the model's worker failed to start: ${event.message || "script error"}`));
+          const why = event.message || "script error";
+          if (!started) {
+            reject(new Error(`the model's worker failed to start: ${why}`));
+            return;
+          }
+          // Failed after loading: its jobs end with the failure, the next check starts a new one.
+          this._worker?.terminate();
+          this._worker = null;
+          this._loaded = null;
+          for (const job of [...this._jobs.values()]) job({ type: "refused", message: `the model's worker failed: ${why}` });
         };
         this._worker.postMessage({ type: "load", runtime: RUNTIME_URL, wasm: WASM_URL, model: new URL(model.file, SITE).href, sha256: model.sha256, bytes: model.bytes });
       });
@@ -216,27 +321,16 @@ export class DenseRetriever {
       case "failed":
         this._onLoad?.(message);
         break;
-      case "hidden":
-      case "error": {
-        const run = this._runs.get(message.id);
-        this._runs.delete(message.id);
-        if (message.type === "hidden") run?.resolve(message);
-        else run?.reject(new Error(`the model failed on a batch: ${message.message}`));
+      case "planned":
+      case "embedded":
+      case "finished":
+      case "cancelled":
+      case "refused":
+        this._jobs.get(message.job)?.(message);
         break;
-      }
       default:
         console.warn("dense: unknown embedder message", message);
     }
-  }
-
-  /** @returns {Promise<{rows: number, length: number, bytes: ArrayBuffer}>} */
-  _run(/** @type {number[][]} */ rows) {
-    const id = this._nextId++;
-    this.calls += 1;
-    return new Promise((resolve, reject) => {
-      this._runs.set(id, { resolve, reject });
-      this._worker?.postMessage({ type: "run", id, rows });
-    });
   }
 
   _database() {

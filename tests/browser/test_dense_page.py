@@ -79,6 +79,44 @@ def kept_for_dense(page: Any) -> set[str]:
     return {p for p in paths if p.startswith(("ort/", "models/"))}
 
 
+# What the page's own thread reads and posts while it embeds: every message event's
+# data (from either worker) and every message it posts to a worker, each described by
+# its type, the binary bytes it carries (buffers and typed arrays, nested or not) and
+# whether it holds the model's ids (a `rows` list, or an answer naming `"ids"`). And the
+# progress text's updates against the animation frames drawn meanwhile.
+WATCH_MAIN_THREAD = """() => {
+  const seen = { read: [], sent: [], updates: 0, frames: 0, stop: false };
+  const describe = (data) => {
+    let binary = 0, ids = false;
+    const walk = (v, depth) => {
+      if (v instanceof ArrayBuffer) binary += v.byteLength;
+      else if (ArrayBuffer.isView(v)) binary += v.byteLength;
+      else if (typeof v === "string") ids ||= v.includes('"ids"');
+      else if (v && typeof v === "object" && depth < 4 && !(v instanceof MessagePort)) {
+        if ("rows" in v && Array.isArray(v.rows)) ids = true;
+        for (const x of Object.values(v)) walk(x, depth + 1);
+      }
+    };
+    walk(data, 0);
+    return { type: String(data?.type ?? typeof data), binary, ids };
+  };
+  const data = Object.getOwnPropertyDescriptor(MessageEvent.prototype, "data");
+  Object.defineProperty(MessageEvent.prototype, "data", { configurable: true,
+    get() { const d = data.get.call(this); seen.read.push(describe(d)); return d; } });
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message, options) {
+    seen.sent.push(describe(message));
+    return post.call(this, message, options);
+  };
+  new MutationObserver((records) => { seen.updates += records.length; })
+    .observe(document.querySelector('[data-testid="dense-progress-text"]'),
+             { childList: true, characterData: true, subtree: true });
+  const tick = () => { seen.frames += 1; if (!seen.stop) requestAnimationFrame(tick); };
+  requestAnimationFrame(tick);
+  window.__mainThread = seen;
+}"""
+
+
 def plan_keys(body: str) -> list[str]:
     """The texts the dense check of ``body`` embeds (its chunks and the questions), as
     the engine names them."""
@@ -104,11 +142,21 @@ def test_minilm_loads_on_first_use_matches_the_cli_and_the_cache_answers_after_a
              if (s && !el.dataset.seen.split(" ").includes(s)) el.dataset.seen += " " + s; })
            .observe(el, { attributes: true, attributeFilter: ["data-stage"] }); }"""
     )
+    app.evaluate(WATCH_MAIN_THREAD)
     app.get_by_test_id("retriever").select_option("minilm")
     status = app.get_by_test_id("dense-status")
     expect(status).to_have_attribute("data-embedded", "8", timeout=MODEL_LOAD_MS)
     seen = app.get_by_test_id("dense-progress").get_attribute("data-seen").split()
     assert {"runtime", "model", "session", "embed"} <= set(seen), seen
+    # The ids and the hidden states went from worker to worker: the page's thread read
+    # the batch's vectors (so the watch saw the dense traffic) but no binary data and
+    # no ids, and posted none. Its progress was drawn at most once a frame within a
+    # stage (a new stage at once: seven at most).
+    watched = app.evaluate("() => { window.__mainThread.stop = true; return window.__mainThread; }")
+    carried = [m for m in watched["read"] + watched["sent"] if m["binary"] or m["ids"]]
+    assert carried == [], carried
+    assert "embedded" in {m["type"] for m in watched["read"]}, watched["read"]
+    assert 0 < watched["updates"] <= watched["frames"] + 7, watched
     expect(app.get_by_test_id("dense-progress-text")).to_contain_text("Embedded 8 of 8 texts")
     expect(status).to_have_attribute("data-cached", "0")
 

@@ -287,6 +287,16 @@ def test_the_pages_door_plans_pools_and_reports_what_the_cli_prints(
     work = call({"op": "dense_plan", **setting, "held": keys[:2]})
     planned = [entry["key"] for batch in work["batches"] for entry in batch]
     assert sorted(planned) == sorted(keys[2:])
+    # A preview of the same work: its size without the ids.
+    preview = call({"op": "dense_plan", **setting, "held": keys[:2], "batches": False})
+    assert "batches" not in preview
+    assert {k: preview[k] for k in ("texts", "tokens", "page_seconds")} == {
+        k: work[k] for k in ("texts", "tokens", "page_seconds")
+    }
+    assert work["texts"] == len(planned)
+    refused = json.loads(handle(json.dumps({"op": "dense_plan", **setting, "held": [],
+                                            "batches": "no"})))  # fmt: skip
+    assert refused["error"] == {"field": "batches", "message": "batches must be true or false"}
     vectors: dict[str, str] = {}
     for batch in work["batches"]:
         rows = [entry["ids"] for entry in batch]
