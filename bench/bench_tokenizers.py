@@ -2,14 +2,16 @@
 """The pure tokenizer (what the page runs in Pyodide), natively, against each
 encoding's reference library on the same text in the same run.
 
-    python bench/bench_tokenizers.py [--repeat 3] [--write] [--only o200k_base,...]
+    python bench/bench_tokenizers.py [--repeat 7] [--write] [--only o200k_base,...]
 
 Texts: the real documents of :mod:`documents` (Debian Reference in English, Chinese
 and Japanese) and five repetitive shapes of 1,000,000 bytes, each one piece for the
-pre-tokenizers. Per encoding and text: the reference's encode (best of ``--repeat``),
-the pure path's encode with every memo empty (a fresh tokenizer each time, best of
-``--repeat``: the page meets a text once, later settings reuse the result), the two
-run in turn so that both see the same moments of a shared machine, and the ratio.
+pre-tokenizers. Per encoding and text: the reference's encode and the pure path's
+encode with every memo empty (a fresh tokenizer each time: the page meets a text
+once, later settings reuse the result), run in turn ``--repeat`` times (which goes
+first alternates) so that both see the same moments of a shared machine; each the
+median of its runs (the best of a few reads the machine's quietest moment, which one
+side may get and the other not), and the ratio of the medians.
 The ids are checked equal. References: tiktoken (o200k_base, cl100k_base, and
 llama3 and qwen2 with their patterns, qwen2 after the Rust NFC), mistral-common
 (tekken), Hugging Face ``tokenizers`` (bert-base-uncased). tiktoken's regex
@@ -35,12 +37,14 @@ import json
 import os
 import platform
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from operator import truediv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -141,22 +145,28 @@ def rows(repeat: int, only: tuple[str, ...]) -> tuple[list[Row], dict[str, int]]
         for label, text in texts.items():
             ref_label, ref = reference(name, text)
             expected = ref(text)
-            # Interleaved, so that both see the same moments of a shared machine.
-            ref_s = pure_s = float("inf")
-            for _ in range(repeat):
-                began = CLOCK()
-                ref(text)
-                ref_s = min(ref_s, CLOCK() - began)
+            # Interleaved, so that both see the same moments of a shared machine, which
+            # goes first alternating; the median of each (steadier than the best).
+            ref_runs: list[float] = []
+            pure_runs: list[float] = []
+            for round_ in range(repeat):
                 encode = fresh_pure(name)
-                began = CLOCK()
-                got = encode(text)
-                pure_s = min(pure_s, CLOCK() - began)
-            assert got == expected, f"{name} on {label}: the pure ids differ"
+                for side in (0, 1) if round_ % 2 else (1, 0):
+                    began = CLOCK()
+                    if side:
+                        ref(text)
+                        ref_runs.append(CLOCK() - began)
+                    else:
+                        got = encode(text)
+                        pure_runs.append(CLOCK() - began)
+                        assert got == expected, f"{name} on {label}: the pure ids differ"
+            ref_s, pure_s = statistics.median(ref_runs), statistics.median(pure_runs)
+            ratios = sorted(map(truediv, pure_runs, ref_runs))
             target = SHAPE_TARGET if label.startswith("1 MB") else REAL_TARGET
             out.append((name, label, sizes[label], ref_label, ref_s, pure_s, target))
             print(
                 f"{name:<18} {label:<30} ref {ref_s:7.3f} s  pure {pure_s:7.3f} s"
-                f"  {pure_s / ref_s:5.2f}x",
+                f"  {pure_s / ref_s:5.2f}x (rounds {ratios[0]:.2f}-{ratios[-1]:.2f})",
                 flush=True,
             )
     return out, sizes
@@ -321,10 +331,11 @@ def write(
             f"Written by `python bench/bench_tokenizers.py --write` (run by `python build.py"
             f" bench`): {when}, CPython {platform.python_version()}; {machine()}; load"
             f" average {os.getloadavg()[0]:.1f} at the end (the machine is shared). Took"
-            f" {took:.0f} s. Every time the best of {repeat}, in CPU seconds of the process (one"
-            " thread; on this shared machine wall time moves with the others' jobs); the pure"
-            " path with every memo empty (a fresh tokenizer each time), run in turn with the"
-            " reference; ids checked equal to the reference's.",
+            f" {took:.0f} s. Every time the median of {repeat} runs, in CPU seconds of the process"
+            " (one thread; on this shared machine wall time moves with the others' jobs); the"
+            " pure path with every memo empty (a fresh tokenizer each time), run in turn with"
+            " the reference (which goes first alternating), the ratio of the two medians; ids"
+            " checked equal to the reference's.",
             "",
             f"- Real text: {SOURCE}, read at bench time, each cut to its first 1,000,000"
             f" bytes. Texts: {described}.",
@@ -368,7 +379,9 @@ def write(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeat", type=int, default=3, help="best of N (default 3)")
+    parser.add_argument(
+        "--repeat", type=int, default=7, help="interleaved runs, median of N (default 7)"
+    )
     parser.add_argument("--write", action="store_true", help="replace the section of RESULTS.md")
     parser.add_argument("--only", default=",".join(ENCODINGS), help="comma-separated encodings")
     parser.add_argument("--edits-only", action="store_true", help="only the typing rows")

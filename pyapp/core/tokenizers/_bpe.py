@@ -521,7 +521,10 @@ class PureEncoder:
 
     def _merge(self, text: str) -> list[int]:
         """``P(text)``: the merge of its bytes."""
-        data = text.encode("utf-8")
+        return self._merge_bytes(text.encode("utf-8"))
+
+    def _merge_bytes(self, data: bytes) -> list[int]:
+        """``P(data)``."""
         if len(data) >= LONG_PIECE:
             return self._merger.long_ids(data)
         if len(data) >= RUN_PIECE and _RUN.search(data) is not None:
@@ -550,8 +553,9 @@ class PureEncoder:
         known = set(sides)
         unseen = list(known.difference(memo))
         table: dict[str, list[int]] = {}
+        data = list(map(str.encode, unseen))  # each side's bytes, once
         if self._unreached is not None:
-            got = list(map(self._ranks.get, map(str.encode, unseen)))
+            got = list(map(self._ranks.get, data))
             # A token outside ASCII, and not one the merge misses (in C loops).
             token = list(map(is_not, got, repeat(None)))
             token = list(map(and_, token, map(not_, map(str.isascii, unseen))))
@@ -559,8 +563,10 @@ class PureEncoder:
                 token = list(map(and_, token, map(not_, map(self._unreached.__contains__, got))))
             found = cast("Iterator[int]", compress(got, token))  # no None left
             table.update(zip(compress(unseen, token), map(list, zip(found)), strict=True))
-            unseen = list(compress(unseen, map(not_, token)))
-        table.update(zip(unseen, map(merge, unseen), strict=True))
+            rest = list(map(not_, token))
+            unseen = list(compress(unseen, rest))
+            data = list(compress(data, rest))
+        table.update(zip(unseen, map(self._merge_bytes, data), strict=True))
         _remember(memo, table)
         table.update((side, memo[side]) for side in known.difference(table))
         # Each piece's ids, in C loops: a piece of one side takes that side's list,
