@@ -242,13 +242,7 @@ class Sizing:
             f"{self.budget} - {show(self.retrieved_tokens_per_query)}",
             self.budget_left,
         )
-        put(
-            "stored_tokens_nominal",
-            "entries * min(C, D)",
-            f"{e} * {eff}",
-            self.stored_tokens_nominal,
-            "what a calculator that counts every chunk as full reports",
-        )
+        self._put_stored_nominal(out)
         put(
             "stored_tokens_actual",
             "documents * (D + (N - 1) * O)",
@@ -260,6 +254,16 @@ class Sizing:
         put("limit_inflation", "C / (C - O)", f"{c} / {s}", self.limit_inflation)
         self._put_vector_bytes(out)
         return out.to_json()
+
+    def _put_stored_nominal(self, out: Derivation) -> None:
+        """The stored tokens as if every chunk were full, counted or not."""
+        out.add(
+            "stored_tokens_nominal",
+            "entries * min(C, D)",
+            f"{self.index_entries} * {show(self.effective_chunk)}",
+            self.stored_tokens_nominal,
+            "what a calculator that counts every chunk as full reports",
+        )
 
     def _put_inflation(self, out: Derivation) -> None:
         """The two inflation lines, the same whether the stored tokens were counted or
@@ -309,14 +313,7 @@ class Sizing:
         retrieved = show(self.retrieved_tokens_per_query)
         put("budget_share", "retrieved / budget", f"{retrieved} / {self.budget}", self.budget_share)
         put("budget_left", "budget - retrieved", f"{self.budget} - {retrieved}", self.budget_left)
-        eff = show(self.effective_chunk)
-        put(
-            "stored_tokens_nominal",
-            "entries * min(C, D)",
-            f"{e} * {eff}",
-            self.stored_tokens_nominal,
-            "what a calculator that counts every chunk as full reports",
-        )
+        self._put_stored_nominal(out)
         per_doc = show(self.stored_tokens_per_document)
         put(
             "stored_tokens_actual",
