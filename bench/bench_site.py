@@ -1342,12 +1342,6 @@ def write_site_block(block: str) -> None:
     RESULTS.write_text(block + ("\n" + rest if rest else ""))
 
 
-def write_encodings_section(section: str) -> None:
-    """Replaces the encodings section between its markers, or puts it right after the
-    site table's block; keeps every other section."""
-    put_section("bench_site encodings", section, place=site_block_end)
-
-
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="bench_site.py", description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="repetitions of each row (default 5)")
@@ -1371,7 +1365,7 @@ def main(argv: list[str]) -> int:
         section = keystroke_section(args.runs, args.before)
         print(section)
         if not args.no_write:
-            write_keystroke_section(section)
+            put_section("bench_site keystroke", section, place=site_block_end)
             print(f"\nwritten to {RESULTS.relative_to(ROOT)}")
         return 0
     if not (build.DIST / "index.html").exists():
@@ -1390,7 +1384,7 @@ def main(argv: list[str]) -> int:
         section = text_view_section(args.runs, args.before)
         print(section)
         if not args.no_write:
-            write_text_view_section(section)
+            put_section("bench_site text-view", section, place=site_block_end)
         return 0
     if args.section in ("all", "site"):
         began = time.monotonic()
@@ -1422,7 +1416,7 @@ def main(argv: list[str]) -> int:
         section = encodings_section(args.runs)
         print("\n" + section)
         if not args.no_write:
-            write_encodings_section(section)
+            put_section("bench_site encodings", section, place=site_block_end)
             print(f"\nwritten to {RESULTS.relative_to(ROOT)}")
     return 0
 
@@ -1533,12 +1527,6 @@ def keystroke_section(runs: int, before: Path | None) -> str:
         + table(keystroke_rows(run))
         + "\n"
     )
-
-
-def write_keystroke_section(section: str) -> None:
-    """Replaces the keystroke section between its markers, or puts it after the site
-    table's block; keeps every other section."""
-    put_section("bench_site keystroke", section, place=site_block_end)
 
 
 # ---------------------------------------------------------------- the newer encodings
@@ -1924,11 +1912,6 @@ def text_view_section(runs: int, before: Path | None) -> str:
         + table(text_view_table_rows(run))
         + "\n"
     )
-
-
-def write_text_view_section(section: str) -> None:
-    """Replaces the text-view section, or puts it after the site table's block."""
-    put_section("bench_site text-view", section, place=site_block_end)
 
 
 if __name__ == "__main__":
