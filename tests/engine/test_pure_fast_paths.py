@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from itertools import chain
+from itertools import accumulate, chain
 
 import pytest
 from hypothesis import given
@@ -107,6 +107,48 @@ def test_text_of_the_characters_every_junction_kind_names_is_cut_only_where_no_t
         assert _spanned(data_bytes, cut, ranks, _longest(name)) is None, (piece, cut)
     text = data.draw(st.lists(alphabet, min_size=1, max_size=60).map("".join))
     assert tokenizers._build_pure(name, ranks)(text) == _native(name)(text)
+
+
+def _naive_sides(table: Junctions, piece: str) -> list[str]:
+    """The piece cut at each junction none of the table's four kinds names, one
+    junction at a time (what :meth:`Junctions.sides` computes in C loops)."""
+    out, start = [], 0
+    for k in range(1, len(piece)):
+        a, b = piece[k - 1], piece[k]
+        last = chr(a.encode("utf-8", "surrogatepass")[-1])
+        first = chr(b.encode("utf-8", "surrogatepass")[0])
+        held = a + b in table.pairs or (a, first) in table.whole_then_byte
+        held = held or (last, b) in table.byte_then_whole or last in table.byte_then_part
+        if not held:
+            out.append(piece[start:k])
+            start = k
+    return [*out, piece[start:]]
+
+
+#: Characters for the sides' own checks: the crossing set's, controls (the cut
+#: marks the sides are split at), a lone surrogate and characters past U+FFFF.
+_ODD = ["\x00", "\x01", "\x02", "\x1f", "\ud800", "\U0001f99c", "\U00020000"]
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "llama3"])
+@given(data=st.data())
+def test_the_sides_of_pieces_together_are_each_piece_cut_junction_by_junction(
+    name: str, data: st.DataObject
+) -> None:
+    """:meth:`Junctions.sides` over several pieces at once (pairs read as integers
+    from the UTF-32 text, cut by one split at a separator) equals each piece cut
+    junction by junction, with each piece's first side where it says; also when
+    the text holds every control character, so no separator is free."""
+    table = junctions(load_ranks(name))
+    alphabet = st.sampled_from(_crossing_chars(name)[::7] + _ODD)
+    piece = st.lists(alphabet, min_size=1, max_size=8).map("".join)
+    pieces = data.draw(st.lists(piece, max_size=6))
+    if data.draw(st.booleans()):
+        pieces.append("".join(map(chr, range(32))))
+    sides, begins = table.sides(pieces)
+    expected = [_naive_sides(table, piece) for piece in pieces]
+    assert sides == list(chain.from_iterable(expected))
+    assert begins == [0, *accumulate(map(len, expected))]
 
 
 def test_the_junctions_of_a_hand_made_vocabulary() -> None:

@@ -67,10 +67,10 @@ from __future__ import annotations
 import gc
 import heapq
 import re
-from bisect import bisect_left
-from collections.abc import Callable, Iterator
+from array import array
+from collections.abc import Callable, Iterable, Iterator
 from functools import reduce
-from itertools import accumulate, compress, count, islice, repeat
+from itertools import accumulate, compress, count, filterfalse, islice, repeat
 from operator import and_, iadd, is_not, not_, or_, sub
 from typing import TYPE_CHECKING, Final, cast
 
@@ -393,6 +393,7 @@ class Junctions:
         self.whole_then_byte = whole_then_byte
         self.byte_then_whole = byte_then_whole
         self.byte_then_part = byte_then_part
+        self._pair_keys = _pair_keys(pairs)
         # What the last three kinds say of a character, as bits: 1, its last byte
         # begins a token that ends in the next character's first bytes (the
         # junction after it is held, whatever follows); 2, it is whole before a
@@ -414,16 +415,16 @@ class Junctions:
         """The pieces cut at every junction no token spans: the sides of all of
         them, in order, and where each piece's sides begin (and, last, how many
         sides there are). In C loops over the pieces joined: each junction's pair
-        is looked up once; the few junctions by a character of kinds 2 and 4
-        are looked up with the neighbouring byte."""
+        is looked up once, as an integer; the few junctions by a character of kinds
+        2 and 4 are looked up with the neighbouring byte."""
         text = "".join(pieces)
         n = len(text)
         if not n:
             return [], [0] * (len(pieces) + 1)
-        rest = text[1:]
         # Byte k of each: the junction before text[k + 1]; as integers, each byte 0
         # or 1, so that the kinds combine in a few big-integer operations.
-        by_pair = bytes(map(self.pairs.__contains__, map(str.__add__, text, rest)))
+        wide = text.encode("utf-32-le", "surrogatepass")
+        by_pair = _pair_bits(wide, n, self._pair_keys)
         kinds = text.translate(self._kinds).encode("latin-1")
         left, right = int.from_bytes(kinds[:-1], "big"), int.from_bytes(kinds[1:], "big")
         ones = int.from_bytes(b"\x01" * (n - 1), "big")
@@ -441,13 +442,54 @@ class Junctions:
             for k in compress(at, map(or_, whole_byte, byte_whole)):
                 held[k] = 1
         ends = list(accumulate(map(len, pieces)))
-        for end in ends[:-1]:
-            held[end - 1] = 0  # every piece ends a side
-        edges = [0, *compress(range(1, n), held.translate(_NOT)), n]
-        sides = list(map(text.__getitem__, map(slice, edges, edges[1:])))
-        begins = [0, *map(bisect_left, repeat(edges), ends)]
+        # 1 where a side ends: after each junction not held, and each piece's end.
+        cut = bytearray(held.translate(_NOT))
+        cut.append(0)
+        list(map(cut.__setitem__, map((-1).__add__, ends[:-1]), repeat(1)))
+        sides = _cut(text, wide, cut)
+        # A piece's cuts, its end's included: how many sides it has (the last, one fewer).
+        begins = [0, *accumulate(map(cut.count, repeat(1), [0, *ends[:-1]], ends))]
         begins[-1] = len(sides)
         return sides, begins
+
+
+def _pair_keys(pairs: Iterable[str]) -> set[int]:
+    """Two-character strings as the integers :func:`_pair_bits` reads."""
+    return set(array("Q", "".join(pairs).encode("utf-32-le")))
+
+
+def _pair_bits(wide: bytes, n: int, keys: set[int]) -> bytes:
+    """For each junction of the ``n`` characters ``wide`` holds (UTF-32-LE), 1 if
+    its two characters are in ``keys`` (:func:`_pair_keys`), else 0: each pair read
+    as one integer, the even junctions from one reading and the odd from another."""
+    held = bytearray(n - 1)
+    held[0::2] = bytes(map(keys.__contains__, array("Q", wide[: n // 2 * 8])))
+    held[1::2] = bytes(map(keys.__contains__, array("Q", wide[4 : 4 + (n - 1) // 2 * 8])))
+    return bytes(held)
+
+
+def _cut(text: str, wide: bytes, cut: bytearray) -> list[str]:
+    """``text`` cut after each character whose byte of ``cut`` is 1 (``wide`` is its
+    UTF-32-LE): a code unit after every character, a separator where it is cut and a
+    filler elsewhere, decoded, the fillers removed and split at the separators, all
+    in C. Two control characters the text does not hold serve; when it holds them
+    all (never in practice), the sides are sliced one by one."""
+    free = list(islice(filterfalse(text.__contains__, _MARKS), 2))
+    if len(free) < 2:
+        edges = [0, *compress(count(1), cut[:-1]), len(text)]
+        return list(map(text.__getitem__, map(slice, edges, edges[1:])))
+    filler, separator = free
+    n = len(text)
+    units = bytearray(8 * n)
+    for lane in range(3):  # a code point's fourth byte is always 0
+        units[lane::8] = wide[lane::4]
+    units[4::8] = cut.translate(bytes([ord(filler), ord(separator)]) + bytes(254))
+    joined = units.decode("utf-32-le", "surrogatepass").replace(filler, "")
+    return joined.split(separator)
+
+
+#: The characters :func:`_cut` may use as its filler and its separator.
+_MARKS: Final = "".join(map(chr, range(32)))
 
 
 def unreached(ranks: dict[bytes, int]) -> set[int]:
