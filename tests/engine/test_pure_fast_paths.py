@@ -74,14 +74,18 @@ def test_no_token_crosses_a_cut_and_the_sides_merge_to_the_whole(name: str, piec
 def _crossing_chars(name: str) -> list[str]:
     """Characters each junction kind names in ``name``'s vocabulary: whole before a
     byte, whole after a byte, ending in a byte that begins a cross-character token
-    (a few CJK characters of each such last byte), and the characters of its
+    (a few CJK characters of each such last byte) or beginning with a byte that
+    ends one (a few of each such first byte), and the characters of its
     cross-character pairs; with ASCII and the CJK set above."""
     table = junctions(load_ranks(name))
     chosen = {whole for whole, _ in table.whole_then_byte}
     chosen |= {whole for _, whole in table.byte_then_whole}
-    lasts = {ord(byte) for byte in table.byte_then_part}
+    lasts = {ord(byte) for byte, _ in table.byte_then_part}
     cjk = [chr(code) for code in range(0x4E00, 0x9FA6)]
     chosen |= {char for char in cjk if char.encode()[-1] in lasts and ord(char) % 7 == 0}
+    firsts = {ord(byte) for _, byte in table.byte_then_part}
+    bmp = [chr(code) for code in range(0x80, 0x10000) if not 0xD800 <= code < 0xE000]
+    chosen |= {char for char in bmp if char.encode()[0] in firsts and ord(char) % 61 == 0}
     pairs = sorted(pair for pair in table.pairs if not pair.isascii())
     chosen |= set("".join(pairs[:: max(1, len(pairs) // 300)]))
     return sorted(chosen | set(_CHARS))
@@ -118,7 +122,7 @@ def _naive_sides(table: Junctions, piece: str) -> list[str]:
         last = chr(a.encode("utf-8", "surrogatepass")[-1])
         first = chr(b.encode("utf-8", "surrogatepass")[0])
         held = a + b in table.pairs or (a, first) in table.whole_then_byte
-        held = held or (last, b) in table.byte_then_whole or last in table.byte_then_part
+        held = held or (last, b) in table.byte_then_whole or (last, first) in table.byte_then_part
         if not held:
             out.append(piece[start:k])
             start = k

@@ -349,9 +349,10 @@ class Junctions:
     characters side by side (:attr:`pairs`, as two-character strings; every ASCII
     pair is added, so ASCII text is never cut); the last whole character and the
     first byte after it (:attr:`whole_then_byte`); the last leading byte and the
-    first whole character (:attr:`byte_then_whole`); the last leading byte when no
-    whole character follows (:attr:`byte_then_part`). A junction that none of these
-    can name is a place no token spans.
+    first whole character (:attr:`byte_then_whole`); the last leading byte and the
+    first byte after it when no whole character lies between them
+    (:attr:`byte_then_part`). A junction that none of these can name is a place no
+    token spans.
 
     >>> ranks = {b"a": 0, b"b": 1, "中".encode(): 2, "文".encode(): 3, "中文".encode(): 4}
     >>> Junctions(ranks).sides(["中文中ab中", "文"])
@@ -363,7 +364,7 @@ class Junctions:
         pairs = {a + b for a in ascii_chars for b in ascii_chars}
         whole_then_byte: set[tuple[str, str]] = set()
         byte_then_whole: set[tuple[str, str]] = set()
-        byte_then_part: set[str] = set()
+        byte_then_part: set[tuple[str, str]] = set()
         for token in ranks:
             if token.isascii():
                 continue
@@ -388,26 +389,31 @@ class Junctions:
                 if tail:
                     whole_then_byte.add((whole[-1], chr(tail[0])))
             elif lead and tail:
-                byte_then_part.add(chr(token[lead - 1]))
+                byte_then_part.add((chr(token[lead - 1]), chr(tail[0])))
         self.pairs = pairs
         self.whole_then_byte = whole_then_byte
         self.byte_then_whole = byte_then_whole
         self.byte_then_part = byte_then_part
         self._pair_keys = _pair_keys(pairs)
         # What the last three kinds say of a character, as bits: 1, its last byte
-        # begins a token that ends in the next character's first bytes (the
-        # junction after it is held, whatever follows); 2, it is whole before a
-        # byte in a token; 4, it is whole after a byte in a token (2 and 4: the
-        # junction after, or before, it is looked up with the byte next to it).
+        # begins a token that ends in another character's first bytes; 8, its first
+        # byte ends such a token (1 before 8: the junction is looked up with both
+        # bytes; the few first bytes of such tokens, U+1000-U+1FFF say, are rare in
+        # text); 2, it is whole before a byte in a token; 4, it is whole after a
+        # byte in a token (2 and 4: the junction after, or before, it is looked up
+        # with the byte next to it).
+        ending = {last for last, _ in byte_then_part}
+        starting = {first for _, first in byte_then_part}
         before = {whole for whole, _ in whole_then_byte}
         after = {whole for _, whole in byte_then_whole}
         self._first = _ByteOf(0)
         self._last = _ByteOf(-1)
         self._kinds = _Kinds(
             lambda char: (
-                (chr(_utf8(char)[-1]) in byte_then_part)
+                (chr(_utf8(char)[-1]) in ending)
                 | (char in before) << 1
                 | (char in after) << 2
+                | (chr(_utf8(char)[0]) in starting) << 3
             )
         )
 
@@ -415,8 +421,8 @@ class Junctions:
         """The pieces cut at every junction no token spans: the sides of all of
         them, in order, and where each piece's sides begin (and, last, how many
         sides there are). In C loops over the pieces joined: each junction's pair
-        is looked up once, as an integer; the few junctions by a character of kinds
-        2 and 4 are looked up with the neighbouring byte."""
+        is looked up once, as an integer; the few junctions the kinds flag are
+        looked up with the neighbouring bytes."""
         text = "".join(pieces)
         n = len(text)
         if not n:
@@ -428,18 +434,19 @@ class Junctions:
         kinds = text.translate(self._kinds).encode("latin-1")
         left, right = int.from_bytes(kinds[:-1], "big"), int.from_bytes(kinds[1:], "big")
         ones = int.from_bytes(b"\x01" * (n - 1), "big")
-        held_bits = int.from_bytes(by_pair, "big") | (left & ones)
-        flagged = ((left >> 1) | (right >> 2)) & ones & ~held_bits
+        held_bits = int.from_bytes(by_pair, "big")
+        flagged = ((left & (right >> 3)) | (left >> 1) | (right >> 2)) & ones & ~held_bits
         held = bytearray(held_bits.to_bytes(n - 1, "big"))
         if flagged:
-            # Kinds 2 and 4, in C loops over the flagged junctions' characters.
+            # In C loops over the flagged junctions' characters.
             at = list(compress(range(n - 1), flagged.to_bytes(n - 1, "big")))
             lefts = "".join(map(text.__getitem__, at))
             rights = "".join(map(text.__getitem__, map((1).__add__, at)))
             firsts, lasts = rights.translate(self._first), lefts.translate(self._last)
             whole_byte = map(self.whole_then_byte.__contains__, zip(lefts, firsts, strict=True))
             byte_whole = map(self.byte_then_whole.__contains__, zip(lasts, rights, strict=True))
-            for k in compress(at, map(or_, whole_byte, byte_whole)):
+            byte_part = map(self.byte_then_part.__contains__, zip(lasts, firsts, strict=True))
+            for k in compress(at, map(or_, map(or_, whole_byte, byte_whole), byte_part)):
                 held[k] = 1
         ends = list(accumulate(map(len, pieces)))
         # 1 where a side ends: after each junction not held, and each piece's end.
