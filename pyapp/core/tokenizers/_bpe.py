@@ -113,11 +113,42 @@ def heap_bounds(piece: bytes, rget: Callable[[bytes], int | None]) -> Bounds:
     n = len(piece)
     if n < 4:
         return _short_bounds(piece, n, rget)
-    # Parts form a linked list keyed by their start byte: nxt[i] is where the part
-    # starting at i ends (the next part's start), prv[i] the previous part's start.
+    nxt, _ = _heap(piece, n, rget)
+    out = [0]
+    i = 0
+    while i < n:
+        i = nxt[i]
+        out.append(i)
+    return out
+
+
+def heap_ids(piece: bytes, ranks: dict[bytes, int], single: dict[int, int]) -> list[int]:
+    """The ids of ``P(piece)`` (``single``: each byte's rank), read off the merge
+    as it goes, with no slice looked up again."""
+    n = len(piece)
+    if n < 4:
+        return _ids(piece, _short_bounds(piece, n, ranks.get), ranks)
+    nxt, merged = _heap(piece, n, ranks.get)
+    out = []
+    i = 0
+    while i < n:
+        rank = merged[i]
+        out.append(single[piece[i]] if rank is None else rank)
+        i = nxt[i]
+    return out
+
+
+def _heap(
+    piece: bytes, n: int, rget: Callable[[bytes], int | None]
+) -> tuple[list[int], list[int | None]]:
+    """The merge of ``piece`` (``n`` bytes, four or more) by a heap: its parts as a
+    linked list keyed by their start byte (``nxt[i]`` is where the part starting at
+    ``i`` ends, the next part's start), and the rank of each part made by a merge
+    (None: a byte never merged)."""
     nxt = list(range(1, n + 1))
-    prv = list(range(-1, n - 1))
+    prv = list(range(-1, n - 1))  # the previous part's start
     alive = [True] * n
+    merged: list[int | None] = [None] * n
     heap: list[tuple[int, int, int]] = []
     for i in range(n - 1):
         rank = rget(piece[i : i + 2])
@@ -127,7 +158,7 @@ def heap_bounds(piece: bytes, rget: Callable[[bytes], int | None]) -> Bounds:
     pop = heapq.heappop
     push = heapq.heappush
     while heap:
-        _, i, end = pop(heap)
+        top, i, end = pop(heap)
         # Stale unless the pair (part at i, the part after it) still spans [i, end).
         if not alive[i]:
             continue
@@ -136,6 +167,7 @@ def heap_bounds(piece: bytes, rget: Callable[[bytes], int | None]) -> Bounds:
             continue
         alive[j] = False
         nxt[i] = end
+        merged[i] = top
         if end < n:
             prv[end] = i
             rank = rget(piece[i : nxt[end]])
@@ -146,12 +178,7 @@ def heap_bounds(piece: bytes, rget: Callable[[bytes], int | None]) -> Bounds:
             rank = rget(piece[p:end])
             if rank is not None:
                 push(heap, (rank, p, end))
-    out = [0]
-    i = 0
-    while i < n:
-        i = nxt[i]
-        out.append(i)
-    return out
+    return nxt, merged
 
 
 def _short_bounds(piece: bytes, n: int, rget: Callable[[bytes], int | None]) -> Bounds:
@@ -567,18 +594,19 @@ class PureEncoder:
         #: The merge of each side (:class:`Junctions`) of a piece, by its text.
         self._sides: dict[str, list[int]] = {}
         self._merger = Merger(ranks)
-
-    def _merge(self, text: str) -> list[int]:
-        """``P(text)``: the merge of its bytes."""
-        return self._merge_bytes(text.encode("utf-8"))
+        #: Each byte's rank (a byte the vocabulary lacks is missing, as in ranks).
+        self._single = {b: r for b in range(256) if (r := ranks.get(bytes([b]))) is not None}
 
     def _merge_bytes(self, data: bytes) -> list[int]:
         """``P(data)``."""
-        if len(data) >= LONG_PIECE:
+        n = len(data)
+        if n < RUN_PIECE:
+            return heap_ids(data, self._ranks, self._single)
+        if n >= LONG_PIECE:
             return self._merger.long_ids(data)
-        if len(data) >= RUN_PIECE and _RUN.search(data) is not None:
+        if _RUN.search(data) is not None:
             return self._merger.run_ids(data)
-        return _ids(data, heap_bounds(data, self._ranks.get), self._ranks)
+        return heap_ids(data, self._ranks, self._single)
 
     def _fresh(self, missing: set[str]) -> dict[str, list[int]]:
         """The ids of pieces the memo does not hold: a piece that is one token in C
@@ -589,8 +617,8 @@ class PureEncoder:
         plain = list(map(str.isascii, listed))
         for k in compress(count(), map(LONG_PIECE.__le__, map(len, listed))):
             plain[k] = True
-        merge = self._merge
-        fresh.update(zip(compress(listed, plain), map(merge, compress(listed, plain)), strict=True))
+        merged = map(self._merge_bytes, map(str.encode, compress(listed, plain)))
+        fresh.update(zip(compress(listed, plain), merged, strict=True))
         others = list(compress(listed, map(not_, plain)))
         if not others:
             return fresh
