@@ -75,10 +75,12 @@ def _crossing_chars(name: str) -> list[str]:
     """Characters each junction kind names in ``name``'s vocabulary: whole before a
     byte, whole after a byte, ending in a byte that begins a cross-character token
     (a few CJK characters of each such last byte) or beginning with a byte that
-    ends one (a few of each such first byte), and the characters of its
-    cross-character pairs; with ASCII and the CJK set above."""
+    ends one (a few of each such first byte), beginning with the bytes that end a
+    token after a whole character (or with only the first of them), and the
+    characters of its cross-character pairs; with ASCII and the CJK set above."""
     table = junctions(load_ranks(name))
     chosen = {whole for whole, _ in table.whole_then_byte}
+    chosen |= {whole for whole, _ in table.whole_then_two}
     chosen |= {whole for _, whole in table.byte_then_whole}
     lasts = {ord(byte) for byte, _ in table.byte_then_part}
     cjk = [chr(code) for code in range(0x4E00, 0x9FA6)]
@@ -86,6 +88,14 @@ def _crossing_chars(name: str) -> list[str]:
     firsts = {ord(byte) for _, byte in table.byte_then_part}
     bmp = [chr(code) for code in range(0x80, 0x10000) if not 0xD800 <= code < 0xE000]
     chosen |= {char for char in bmp if char.encode()[0] in firsts and ord(char) % 61 == 0}
+    # After a whole character, the start of some character: its first two bytes, or
+    # its first byte and then another.
+    twos = {two for _, two in table.whole_then_two}
+    chosen |= {
+        char for char in bmp if char.encode()[:2].decode("latin-1") in twos and ord(char) % 5 == 0
+    }
+    leads = {ord(two[0]) for two in twos}
+    chosen |= {char for char in bmp if char.encode()[0] in leads and ord(char) % 97 == 0}
     pairs = sorted(pair for pair in table.pairs if not pair.isascii())
     chosen |= set("".join(pairs[:: max(1, len(pairs) // 300)]))
     return sorted(chosen | set(_CHARS))
@@ -121,7 +131,9 @@ def _naive_sides(table: Junctions, piece: str) -> list[str]:
         a, b = piece[k - 1], piece[k]
         last = chr(a.encode("utf-8", "surrogatepass")[-1])
         first = chr(b.encode("utf-8", "surrogatepass")[0])
+        two = b.encode("utf-8", "surrogatepass")[:2].decode("latin-1")
         held = a + b in table.pairs or (a, first) in table.whole_then_byte
+        held = held or (a, two) in table.whole_then_two
         held = held or (last, b) in table.byte_then_whole or (last, first) in table.byte_then_part
         if not held:
             out.append(piece[start:k])

@@ -355,6 +355,15 @@ class _ByteOf(dict[int, int]):
         return got
 
 
+class _TwoBytes(dict[str, str]):
+    """Each character to its first two UTF-8 bytes, as two Latin-1 characters (one
+    character's first byte), found when first met."""
+
+    def __missing__(self, char: str) -> str:
+        got = self[char] = _utf8(char)[:2].decode("latin-1")
+        return got
+
+
 def _utf8(char: str) -> bytes:
     return char.encode("utf-8", "surrogatepass")
 
@@ -375,7 +384,8 @@ class Junctions:
     token that can lie in valid UTF-8 this keeps, respectively: each pair of whole
     characters side by side (:attr:`pairs`, as two-character strings; every ASCII
     pair is added, so ASCII text is never cut); the last whole character and the
-    first byte after it (:attr:`whole_then_byte`); the last leading byte and the
+    one byte after it (:attr:`whole_then_byte`), or the first two of the bytes
+    after it (:attr:`whole_then_two`); the last leading byte and the
     first whole character (:attr:`byte_then_whole`); the last leading byte and the
     first byte after it when no whole character lies between them
     (:attr:`byte_then_part`). A junction that none of these can name is a place no
@@ -390,6 +400,7 @@ class Junctions:
         ascii_chars = [chr(code) for code in range(128)]
         pairs = {a + b for a in ascii_chars for b in ascii_chars}
         whole_then_byte: set[tuple[str, str]] = set()
+        whole_then_two: set[tuple[str, str]] = set()
         byte_then_whole: set[tuple[str, str]] = set()
         byte_then_part: set[tuple[str, str]] = set()
         for token in ranks:
@@ -414,11 +425,15 @@ class Junctions:
                 if lead:
                     byte_then_whole.add((chr(token[lead - 1]), whole[0]))
                 if tail:
-                    whole_then_byte.add((whole[-1], chr(tail[0])))
+                    if len(tail) == 1:
+                        whole_then_byte.add((whole[-1], chr(tail[0])))
+                    else:
+                        whole_then_two.add((whole[-1], tail[:2].decode("latin-1")))
             elif lead and tail:
                 byte_then_part.add((chr(token[lead - 1]), chr(tail[0])))
         self.pairs = pairs
         self.whole_then_byte = whole_then_byte
+        self.whole_then_two = whole_then_two
         self.byte_then_whole = byte_then_whole
         self.byte_then_part = byte_then_part
         self._pair_keys = _pair_keys(pairs)
@@ -431,10 +446,11 @@ class Junctions:
         # with the byte next to it).
         ending = {last for last, _ in byte_then_part}
         starting = {first for _, first in byte_then_part}
-        before = {whole for whole, _ in whole_then_byte}
+        before = {whole for whole, _ in whole_then_byte} | {whole for whole, _ in whole_then_two}
         after = {whole for _, whole in byte_then_whole}
         self._first = _ByteOf(0)
         self._last = _ByteOf(-1)
+        self._two = _TwoBytes()
         self._kinds = _Kinds(
             lambda char: (
                 (chr(_utf8(char)[-1]) in ending)
@@ -471,9 +487,12 @@ class Junctions:
             rights = "".join(map(text.__getitem__, map((1).__add__, at)))
             firsts, lasts = rights.translate(self._first), lefts.translate(self._last)
             whole_byte = map(self.whole_then_byte.__contains__, zip(lefts, firsts, strict=True))
+            twos = map(self._two.__getitem__, rights)
+            whole_two = map(self.whole_then_two.__contains__, zip(lefts, twos, strict=True))
+            whole_part = map(or_, whole_byte, whole_two)
             byte_whole = map(self.byte_then_whole.__contains__, zip(lasts, rights, strict=True))
             byte_part = map(self.byte_then_part.__contains__, zip(lasts, firsts, strict=True))
-            for k in compress(at, map(or_, map(or_, whole_byte, byte_whole), byte_part)):
+            for k in compress(at, map(or_, map(or_, whole_part, byte_whole), byte_part)):
                 held[k] = 1
         ends = list(accumulate(map(len, pieces)))
         # 1 where a side ends: after each junction not held, and each piece's end.
