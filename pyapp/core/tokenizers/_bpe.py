@@ -438,12 +438,12 @@ class Junctions:
         self.byte_then_part = byte_then_part
         self._pair_keys = _pair_keys(pairs)
         # What the last three kinds say of a character, as bits: 1, its last byte
-        # begins a token that ends in another character's first bytes; 8, its first
-        # byte ends such a token (1 before 8: the junction is looked up with both
-        # bytes; the few first bytes of such tokens, U+1000-U+1FFF say, are rare in
-        # text); 2, it is whole before a byte in a token; 4, it is whole after a
-        # byte in a token (2 and 4: the junction after, or before, it is looked up
-        # with the byte next to it).
+        # begins a token that ends in another character's first bytes; 8, its
+        # first byte ends such a token (1 before 8: the junction is looked up with
+        # both bytes; such tokens end in the first byte of a few blocks only, as
+        # U+0800-U+1FFF or U+F000-U+FFFF); 2, it is whole before a byte in a token;
+        # 4, it is whole after a byte in a token (2 and 4: the junction after, or
+        # before, it is looked up with the bytes next to it).
         ending = {last for last, _ in byte_then_part}
         starting = {first for _, first in byte_then_part}
         before = {whole for whole, _ in whole_then_byte} | {whole for whole, _ in whole_then_two}
