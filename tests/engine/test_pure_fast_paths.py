@@ -306,6 +306,28 @@ def test_the_table_of_unreached_tokens_is_what_the_merge_gives_today(name: str) 
         assert load_ranks(name)["ーション".encode()] in UNREACHED[name]
 
 
+def test_one_search_finds_every_character_nfc_may_change_below_u10000_and_any_past_it() -> None:
+    """Before the scan for runs, one search of a class tested by bitmap says whether
+    a text may change under NFC: it finds each BMP character that may change or join
+    the one before, no other, and every character past U+FFFF (after which the set
+    of the text's characters decides, so a change after an emoji is still found)."""
+    from pyapp.core.tokenizers._normalize import normalizer
+
+    norm = normalizer()
+    found = norm._unstable_or_astral.search
+    bmp = [chr(code) for code in range(0x10000)]
+    assert [char for char in bmp if found(char)] == sorted(
+        c for c in norm._unstable_chars if c < "\U00010000"
+    )
+    assert all(found(chr(code)) for code in range(0x10000, 0x110000, 97))
+    for text in ("\U0001f99c cafe\u0301", "\U0001f99c cafe", "caf\u00e9 \U0001f99c"):
+        scanned = [
+            (a - 1 if a else a, b) for a, b in (m.span() for m in norm._unstable.finditer(text))
+        ]
+        assert norm.unstable_runs(text) == scanned, text
+    assert norm.unstable_runs("\U0001f99c cafe\u0301") == [(5, 7)]  # the e and its accent
+
+
 @given(text=st.one_of(MIXED, ASCII_WITH_A_FEW_OTHERS, st.text(max_size=30)))
 def test_the_nfc_runs_are_the_scans_whatever_the_text_holds(text: str) -> None:
     """A text with no character that NFC may change or join is answered from its set
