@@ -27,17 +27,20 @@ READY = f'{STATUS}[data-state="ready"]'
 
 
 # An init script (it runs before the page's own scripts): records the length of
-# every request the page posts to the worker (`window.__spy.posted`) and every
+# every request the page posts to the worker (`window.__spy.posted`), each call's
+# purpose and the moment it was posted (`window.__spy.calls`, in ms since the epoch,
+# as `performance.timeOrigin + performance.now()`), and every
 # start-up stage the worker reports (`window.__spy.stages`), and turns the next
 # answer to a call of purpose `window.__spy.failNext` into the message the worker
 # sends when handle() itself raises, traceback included.
 WORKER_SPY = """(() => {
-  const spy = { posted: [], stages: [], failNext: null, purposes: new Map() };
+  const spy = { posted: [], calls: [], stages: [], failNext: null, purposes: new Map() };
   Object.defineProperty(window, "__spy", { value: spy });
   const post = Worker.prototype.postMessage;
   Worker.prototype.postMessage = function (message, ...rest) {
     if (message?.type === "call") {
       spy.posted.push(message.request.length);
+      spy.calls.push({ purpose: message.purpose, at: performance.timeOrigin + performance.now() });
       spy.purposes.set(message.id, message.purpose);
     }
     return post.call(this, message, ...rest);

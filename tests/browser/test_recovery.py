@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from helpers import (
     WAIT_MS,
     WORKER_SPY,
@@ -208,19 +209,35 @@ def warm_entries(page: Any, until: str) -> dict[str, Any]:
     return entries
 
 
-def test_an_edit_during_the_warm_up_is_answered_between_its_slices(fresh_app: Any) -> None:
-    app = fresh_app  # the warm-up runs once, after the page's first answer
-    configure(app, text=TEN_WORDS, unit="word", size=4, overlap=1)
-    expect_figure(app, "summary-chunks", "3", "3")
-    warm_entries(app, "begun")  # a second after the last answer
-    configure(app, size=3)
-    chunks = native("chunk", text=TEN_WORDS, unit="word", size=3, overlap=1)["summary"]["chunks"]
-    expect_figure(app, "summary-chunks", str(chunks), str(chunks))
+#: Pages opened at most, each with its own warm-up, to have an edit posted before the
+#: warm-up ends: on a loaded machine the test's own steps can come after all of it.
+WARM_UP_TRIES = 5
 
-    entries = warm_entries(app, "done")
+
+def test_an_edit_during_the_warm_up_is_answered_between_its_slices(
+    page: Any, site_url: str
+) -> None:
+    page.add_init_script(WORKER_SPY)
+    for _ in range(WARM_UP_TRIES):
+        open_ready(page, site_url)  # the warm-up runs once, after the page's first answer
+        configure(page, text=TEN_WORDS, unit="word", size=4, overlap=1)
+        expect_figure(page, "summary-chunks", "3", "3")
+        warm_entries(page, "begun")  # a second after the last answer
+        configure(page, size=3)
+        chunks = native("chunk", text=TEN_WORDS, unit="word", size=3, overlap=1)["summary"]
+        expect_figure(page, "summary-chunks", str(chunks["chunks"]), str(chunks["chunks"]))
+        entries = warm_entries(page, "done")
+        # When the page posted the edit, on the worker's clock.
+        posted = page.evaluate(
+            "() => window.__spy.calls.filter((c) => c.purpose === 'view').at(-1).at"
+        ) - page.workers[0].evaluate("() => performance.timeOrigin")
+        if posted < entries["done"][0]:
+            break  # posted while the warm-up had slices to run: the case this is about
+    else:
+        pytest.fail(f"in {WARM_UP_TRIES} page loads the edit was never posted during the warm-up")
     view_began, view_ended = entries["view"][-1]
     # The edit was answered while the warm-up still had slices to run...
-    assert view_ended < entries["done"][0]
+    assert view_ended < entries["done"][0], (posted, entries)
     after = [s for s in entries["slices"] if s[0] >= view_ended]
     before = [s for s in entries["slices"] if s[1] <= view_began]
     assert before and after, entries
