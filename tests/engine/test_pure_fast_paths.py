@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from itertools import chain
+from itertools import accumulate, chain
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pyapp.core import tokenizers
@@ -74,14 +74,28 @@ def test_no_token_crosses_a_cut_and_the_sides_merge_to_the_whole(name: str, piec
 def _crossing_chars(name: str) -> list[str]:
     """Characters each junction kind names in ``name``'s vocabulary: whole before a
     byte, whole after a byte, ending in a byte that begins a cross-character token
-    (a few CJK characters of each such last byte), and the characters of its
-    cross-character pairs; with ASCII and the CJK set above."""
+    (a few CJK characters of each such last byte) or beginning with a byte that
+    ends one (a few of each such first byte), beginning with the bytes that end a
+    token after a whole character (or with only the first of them), and the
+    characters of its cross-character pairs; with ASCII and the CJK set above."""
     table = junctions(load_ranks(name))
     chosen = {whole for whole, _ in table.whole_then_byte}
+    chosen |= {whole for whole, _ in table.whole_then_two}
     chosen |= {whole for _, whole in table.byte_then_whole}
-    lasts = {ord(byte) for byte in table.byte_then_part}
+    lasts = {ord(byte) for byte, _ in table.byte_then_part}
     cjk = [chr(code) for code in range(0x4E00, 0x9FA6)]
     chosen |= {char for char in cjk if char.encode()[-1] in lasts and ord(char) % 7 == 0}
+    firsts = {ord(byte) for _, byte in table.byte_then_part}
+    bmp = [chr(code) for code in range(0x80, 0x10000) if not 0xD800 <= code < 0xE000]
+    chosen |= {char for char in bmp if char.encode()[0] in firsts and ord(char) % 61 == 0}
+    # After a whole character, the start of some character: its first two bytes, or
+    # its first byte and then another.
+    twos = {two for _, two in table.whole_then_two}
+    chosen |= {
+        char for char in bmp if char.encode()[:2].decode("latin-1") in twos and ord(char) % 5 == 0
+    }
+    leads = {ord(two[0]) for two in twos}
+    chosen |= {char for char in bmp if char.encode()[0] in leads and ord(char) % 97 == 0}
     pairs = sorted(pair for pair in table.pairs if not pair.isascii())
     chosen |= set("".join(pairs[:: max(1, len(pairs) // 300)]))
     return sorted(chosen | set(_CHARS))
@@ -107,6 +121,51 @@ def test_text_of_the_characters_every_junction_kind_names_is_cut_only_where_no_t
         assert _spanned(data_bytes, cut, ranks, _longest(name)) is None, (piece, cut)
     text = data.draw(st.lists(alphabet, min_size=1, max_size=60).map("".join))
     assert tokenizers._build_pure(name, ranks)(text) == _native(name)(text)
+
+
+def _naive_sides(table: Junctions, piece: str) -> list[str]:
+    """The piece cut at each junction none of the table's four kinds names, one
+    junction at a time (what :meth:`Junctions.sides` computes in C loops)."""
+    out, start = [], 0
+    for k in range(1, len(piece)):
+        a, b = piece[k - 1], piece[k]
+        last = chr(a.encode("utf-8", "surrogatepass")[-1])
+        first = chr(b.encode("utf-8", "surrogatepass")[0])
+        two = b.encode("utf-8", "surrogatepass")[:2].decode("latin-1")
+        held = a + b in table.pairs or (a, first) in table.whole_then_byte
+        held = held or (a, two) in table.whole_then_two
+        held = held or (last, b) in table.byte_then_whole or (last, first) in table.byte_then_part
+        if not held:
+            out.append(piece[start:k])
+            start = k
+    return [*out, piece[start:]]
+
+
+#: Characters for the sides' own checks: the crossing set's, controls (the cut
+#: marks the sides are split at), a lone surrogate and characters past U+FFFF.
+_ODD = ["\x00", "\x01", "\x02", "\x1f", "\ud800", "\U0001f99c", "\U00020000"]
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "llama3"])
+@settings(max_examples=60)  # a cheap oracle: the junction rule itself is drawn above
+@given(data=st.data())
+def test_the_sides_of_pieces_together_are_each_piece_cut_junction_by_junction(
+    name: str, data: st.DataObject
+) -> None:
+    """:meth:`Junctions.sides` over several pieces at once (pairs read as integers
+    from the UTF-32 text, cut by one split at a separator) equals each piece cut
+    junction by junction, with each piece's first side where it says; also when
+    the text holds every control character, so no separator is free."""
+    table = junctions(load_ranks(name))
+    alphabet = st.sampled_from(_crossing_chars(name)[::7] + _ODD)
+    piece = st.lists(alphabet, min_size=1, max_size=8).map("".join)
+    pieces = data.draw(st.lists(piece, max_size=6))
+    if data.draw(st.booleans()):
+        pieces.append("".join(map(chr, range(32))))
+    sides, begins = table.sides(pieces)
+    expected = [_naive_sides(table, piece) for piece in pieces]
+    assert sides == list(chain.from_iterable(expected))
+    assert begins == [0, *accumulate(map(len, expected))]
 
 
 def test_the_junctions_of_a_hand_made_vocabulary() -> None:
@@ -246,6 +305,28 @@ def test_the_table_of_unreached_tokens_is_what_the_merge_gives_today(name: str) 
     assert unreached(load_ranks(name)) == UNREACHED[name]
     if name == "llama3":
         assert load_ranks(name)["ーション".encode()] in UNREACHED[name]
+
+
+def test_one_search_finds_every_character_nfc_may_change_below_u10000_and_any_past_it() -> None:
+    """Before the scan for runs, one search of a class tested by bitmap says whether
+    a text may change under NFC: it finds each BMP character that may change or join
+    the one before, no other, and every character past U+FFFF (after which the set
+    of the text's characters decides, so a change after an emoji is still found)."""
+    from pyapp.core.tokenizers._normalize import normalizer
+
+    norm = normalizer()
+    found = norm._unstable_or_astral.search
+    bmp = [chr(code) for code in range(0x10000)]
+    assert [char for char in bmp if found(char)] == sorted(
+        c for c in norm._unstable_chars if c < "\U00010000"
+    )
+    assert all(found(chr(code)) for code in range(0x10000, 0x110000, 97))
+    for text in ("\U0001f99c cafe\u0301", "\U0001f99c cafe", "caf\u00e9 \U0001f99c"):
+        scanned = [
+            (a - 1 if a else a, b) for a, b in (m.span() for m in norm._unstable.finditer(text))
+        ]
+        assert norm.unstable_runs(text) == scanned, text
+    assert norm.unstable_runs("\U0001f99c cafe\u0301") == [(5, 7)]  # the e and its accent
 
 
 @given(text=st.one_of(MIXED, ASCII_WITH_A_FEW_OTHERS, st.text(max_size=30)))

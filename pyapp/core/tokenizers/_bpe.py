@@ -67,10 +67,10 @@ from __future__ import annotations
 import gc
 import heapq
 import re
-from bisect import bisect_left
-from collections.abc import Callable, Iterator
+from array import array
+from collections.abc import Callable, Iterable, Iterator
 from functools import reduce
-from itertools import accumulate, compress, count, islice, repeat
+from itertools import accumulate, compress, count, filterfalse, islice, repeat
 from operator import and_, iadd, is_not, not_, or_, sub
 from typing import TYPE_CHECKING, Final, cast
 
@@ -113,11 +113,42 @@ def heap_bounds(piece: bytes, rget: Callable[[bytes], int | None]) -> Bounds:
     n = len(piece)
     if n < 4:
         return _short_bounds(piece, n, rget)
-    # Parts form a linked list keyed by their start byte: nxt[i] is where the part
-    # starting at i ends (the next part's start), prv[i] the previous part's start.
+    nxt, _ = _heap(piece, n, rget)
+    out = [0]
+    i = 0
+    while i < n:
+        i = nxt[i]
+        out.append(i)
+    return out
+
+
+def heap_ids(piece: bytes, ranks: dict[bytes, int], single: dict[int, int]) -> list[int]:
+    """The ids of ``P(piece)`` (``single``: each byte's rank), read off the merge
+    as it goes, with no slice looked up again."""
+    n = len(piece)
+    if n < 4:
+        return _ids(piece, _short_bounds(piece, n, ranks.get), ranks)
+    nxt, merged = _heap(piece, n, ranks.get)
+    out = []
+    i = 0
+    while i < n:
+        rank = merged[i]
+        out.append(single[piece[i]] if rank is None else rank)
+        i = nxt[i]
+    return out
+
+
+def _heap(
+    piece: bytes, n: int, rget: Callable[[bytes], int | None]
+) -> tuple[list[int], list[int | None]]:
+    """The merge of ``piece`` (``n`` bytes, four or more) by a heap: its parts as a
+    linked list keyed by their start byte (``nxt[i]`` is where the part starting at
+    ``i`` ends, the next part's start), and the rank of each part made by a merge
+    (None: a byte never merged)."""
     nxt = list(range(1, n + 1))
-    prv = list(range(-1, n - 1))
+    prv = list(range(-1, n - 1))  # the previous part's start
     alive = [True] * n
+    merged: list[int | None] = [None] * n
     heap: list[tuple[int, int, int]] = []
     for i in range(n - 1):
         rank = rget(piece[i : i + 2])
@@ -127,7 +158,7 @@ def heap_bounds(piece: bytes, rget: Callable[[bytes], int | None]) -> Bounds:
     pop = heapq.heappop
     push = heapq.heappush
     while heap:
-        _, i, end = pop(heap)
+        top, i, end = pop(heap)
         # Stale unless the pair (part at i, the part after it) still spans [i, end).
         if not alive[i]:
             continue
@@ -136,6 +167,7 @@ def heap_bounds(piece: bytes, rget: Callable[[bytes], int | None]) -> Bounds:
             continue
         alive[j] = False
         nxt[i] = end
+        merged[i] = top
         if end < n:
             prv[end] = i
             rank = rget(piece[i : nxt[end]])
@@ -146,12 +178,7 @@ def heap_bounds(piece: bytes, rget: Callable[[bytes], int | None]) -> Bounds:
             rank = rget(piece[p:end])
             if rank is not None:
                 push(heap, (rank, p, end))
-    out = [0]
-    i = 0
-    while i < n:
-        i = nxt[i]
-        out.append(i)
-    return out
+    return nxt, merged
 
 
 def _short_bounds(piece: bytes, n: int, rget: Callable[[bytes], int | None]) -> Bounds:
@@ -328,6 +355,15 @@ class _ByteOf(dict[int, int]):
         return got
 
 
+class _TwoBytes(dict[str, str]):
+    """Each character to its first two UTF-8 bytes, as two Latin-1 characters (one
+    character's first byte), found when first met."""
+
+    def __missing__(self, char: str) -> str:
+        got = self[char] = _utf8(char)[:2].decode("latin-1")
+        return got
+
+
 def _utf8(char: str) -> bytes:
     return char.encode("utf-8", "surrogatepass")
 
@@ -348,10 +384,12 @@ class Junctions:
     token that can lie in valid UTF-8 this keeps, respectively: each pair of whole
     characters side by side (:attr:`pairs`, as two-character strings; every ASCII
     pair is added, so ASCII text is never cut); the last whole character and the
-    first byte after it (:attr:`whole_then_byte`); the last leading byte and the
-    first whole character (:attr:`byte_then_whole`); the last leading byte when no
-    whole character follows (:attr:`byte_then_part`). A junction that none of these
-    can name is a place no token spans.
+    one byte after it (:attr:`whole_then_byte`), or the first two of the bytes
+    after it (:attr:`whole_then_two`); the last leading byte and the
+    first whole character (:attr:`byte_then_whole`); the last leading byte and the
+    first byte after it when no whole character lies between them
+    (:attr:`byte_then_part`). A junction that none of these can name is a place no
+    token spans.
 
     >>> ranks = {b"a": 0, b"b": 1, "中".encode(): 2, "文".encode(): 3, "中文".encode(): 4}
     >>> Junctions(ranks).sides(["中文中ab中", "文"])
@@ -362,8 +400,9 @@ class Junctions:
         ascii_chars = [chr(code) for code in range(128)]
         pairs = {a + b for a in ascii_chars for b in ascii_chars}
         whole_then_byte: set[tuple[str, str]] = set()
+        whole_then_two: set[tuple[str, str]] = set()
         byte_then_whole: set[tuple[str, str]] = set()
-        byte_then_part: set[str] = set()
+        byte_then_part: set[tuple[str, str]] = set()
         for token in ranks:
             if token.isascii():
                 continue
@@ -386,27 +425,38 @@ class Junctions:
                 if lead:
                     byte_then_whole.add((chr(token[lead - 1]), whole[0]))
                 if tail:
-                    whole_then_byte.add((whole[-1], chr(tail[0])))
+                    if len(tail) == 1:
+                        whole_then_byte.add((whole[-1], chr(tail[0])))
+                    else:
+                        whole_then_two.add((whole[-1], tail[:2].decode("latin-1")))
             elif lead and tail:
-                byte_then_part.add(chr(token[lead - 1]))
+                byte_then_part.add((chr(token[lead - 1]), chr(tail[0])))
         self.pairs = pairs
         self.whole_then_byte = whole_then_byte
+        self.whole_then_two = whole_then_two
         self.byte_then_whole = byte_then_whole
         self.byte_then_part = byte_then_part
+        self._pair_keys = _pair_keys(pairs)
         # What the last three kinds say of a character, as bits: 1, its last byte
-        # begins a token that ends in the next character's first bytes (the
-        # junction after it is held, whatever follows); 2, it is whole before a
-        # byte in a token; 4, it is whole after a byte in a token (2 and 4: the
-        # junction after, or before, it is looked up with the byte next to it).
-        before = {whole for whole, _ in whole_then_byte}
+        # begins a token that ends in another character's first bytes; 8, its
+        # first byte ends such a token (1 before 8: the junction is looked up with
+        # both bytes; such tokens end in the first byte of a few blocks only, as
+        # U+0800-U+1FFF or U+F000-U+FFFF); 2, it is whole before a byte in a token;
+        # 4, it is whole after a byte in a token (2 and 4: the junction after, or
+        # before, it is looked up with the bytes next to it).
+        ending = {last for last, _ in byte_then_part}
+        starting = {first for _, first in byte_then_part}
+        before = {whole for whole, _ in whole_then_byte} | {whole for whole, _ in whole_then_two}
         after = {whole for _, whole in byte_then_whole}
         self._first = _ByteOf(0)
         self._last = _ByteOf(-1)
+        self._two = _TwoBytes()
         self._kinds = _Kinds(
             lambda char: (
-                (chr(_utf8(char)[-1]) in byte_then_part)
+                (chr(_utf8(char)[-1]) in ending)
                 | (char in before) << 1
                 | (char in after) << 2
+                | (chr(_utf8(char)[0]) in starting) << 3
             )
         )
 
@@ -414,40 +464,85 @@ class Junctions:
         """The pieces cut at every junction no token spans: the sides of all of
         them, in order, and where each piece's sides begin (and, last, how many
         sides there are). In C loops over the pieces joined: each junction's pair
-        is looked up once; the few junctions by a character of kinds 2 and 4
-        are looked up with the neighbouring byte."""
+        is looked up once, as an integer; the few junctions the kinds flag are
+        looked up with the neighbouring bytes."""
         text = "".join(pieces)
         n = len(text)
         if not n:
             return [], [0] * (len(pieces) + 1)
-        rest = text[1:]
         # Byte k of each: the junction before text[k + 1]; as integers, each byte 0
         # or 1, so that the kinds combine in a few big-integer operations.
-        by_pair = bytes(map(self.pairs.__contains__, map(str.__add__, text, rest)))
+        wide = text.encode("utf-32-le", "surrogatepass")
+        by_pair = _pair_bits(wide, n, self._pair_keys)
         kinds = text.translate(self._kinds).encode("latin-1")
         left, right = int.from_bytes(kinds[:-1], "big"), int.from_bytes(kinds[1:], "big")
         ones = int.from_bytes(b"\x01" * (n - 1), "big")
-        held_bits = int.from_bytes(by_pair, "big") | (left & ones)
-        flagged = ((left >> 1) | (right >> 2)) & ones & ~held_bits
+        held_bits = int.from_bytes(by_pair, "big")
+        flagged = ((left & (right >> 3)) | (left >> 1) | (right >> 2)) & ones & ~held_bits
         held = bytearray(held_bits.to_bytes(n - 1, "big"))
         if flagged:
-            # Kinds 2 and 4, in C loops over the flagged junctions' characters.
+            # In C loops over the flagged junctions' characters.
             at = list(compress(range(n - 1), flagged.to_bytes(n - 1, "big")))
             lefts = "".join(map(text.__getitem__, at))
             rights = "".join(map(text.__getitem__, map((1).__add__, at)))
             firsts, lasts = rights.translate(self._first), lefts.translate(self._last)
             whole_byte = map(self.whole_then_byte.__contains__, zip(lefts, firsts, strict=True))
+            twos = map(self._two.__getitem__, rights)
+            whole_two = map(self.whole_then_two.__contains__, zip(lefts, twos, strict=True))
+            whole_part = map(or_, whole_byte, whole_two)
             byte_whole = map(self.byte_then_whole.__contains__, zip(lasts, rights, strict=True))
-            for k in compress(at, map(or_, whole_byte, byte_whole)):
+            byte_part = map(self.byte_then_part.__contains__, zip(lasts, firsts, strict=True))
+            for k in compress(at, map(or_, map(or_, whole_part, byte_whole), byte_part)):
                 held[k] = 1
         ends = list(accumulate(map(len, pieces)))
-        for end in ends[:-1]:
-            held[end - 1] = 0  # every piece ends a side
-        edges = [0, *compress(range(1, n), held.translate(_NOT)), n]
-        sides = list(map(text.__getitem__, map(slice, edges, edges[1:])))
-        begins = [0, *map(bisect_left, repeat(edges), ends)]
+        # 1 where a side ends: after each junction not held, and each piece's end.
+        cut = bytearray(held.translate(_NOT))
+        cut.append(0)
+        list(map(cut.__setitem__, map((-1).__add__, ends[:-1]), repeat(1)))
+        sides = _cut(text, wide, cut)
+        # A piece's cuts, its end's included: how many sides it has (the last, one fewer).
+        begins = [0, *accumulate(map(cut.count, repeat(1), [0, *ends[:-1]], ends))]
         begins[-1] = len(sides)
         return sides, begins
+
+
+def _pair_keys(pairs: Iterable[str]) -> set[int]:
+    """Two-character strings as the integers :func:`_pair_bits` reads."""
+    return set(array("Q", "".join(pairs).encode("utf-32-le")))
+
+
+def _pair_bits(wide: bytes, n: int, keys: set[int]) -> bytes:
+    """For each junction of the ``n`` characters ``wide`` holds (UTF-32-LE), 1 if
+    its two characters are in ``keys`` (:func:`_pair_keys`), else 0: each pair read
+    as one integer, the even junctions from one reading and the odd from another."""
+    held = bytearray(n - 1)
+    held[0::2] = bytes(map(keys.__contains__, array("Q", wide[: n // 2 * 8])))
+    held[1::2] = bytes(map(keys.__contains__, array("Q", wide[4 : 4 + (n - 1) // 2 * 8])))
+    return bytes(held)
+
+
+def _cut(text: str, wide: bytes, cut: bytearray) -> list[str]:
+    """``text`` cut after each character whose byte of ``cut`` is 1 (``wide`` is its
+    UTF-32-LE): a code unit after every character, a separator where it is cut and a
+    filler elsewhere, decoded, the fillers removed and split at the separators, all
+    in C. Two control characters the text does not hold serve; when it holds them
+    all (never in practice), the sides are sliced one by one."""
+    free = list(islice(filterfalse(text.__contains__, _MARKS), 2))
+    if len(free) < 2:
+        edges = [0, *compress(count(1), cut[:-1]), len(text)]
+        return list(map(text.__getitem__, map(slice, edges, edges[1:])))
+    filler, separator = free
+    n = len(text)
+    units = bytearray(8 * n)
+    for lane in range(3):  # a code point's fourth byte is always 0
+        units[lane::8] = wide[lane::4]
+    units[4::8] = cut.translate(bytes([ord(filler), ord(separator)]) + bytes(254))
+    joined = units.decode("utf-32-le", "surrogatepass").replace(filler, "")
+    return joined.split(separator)
+
+
+#: The characters :func:`_cut` may use as its filler and its separator.
+_MARKS: Final = "".join(map(chr, range(32)))
 
 
 def unreached(ranks: dict[bytes, int]) -> set[int]:
@@ -518,18 +613,19 @@ class PureEncoder:
         #: The merge of each side (:class:`Junctions`) of a piece, by its text.
         self._sides: dict[str, list[int]] = {}
         self._merger = Merger(ranks)
-
-    def _merge(self, text: str) -> list[int]:
-        """``P(text)``: the merge of its bytes."""
-        return self._merge_bytes(text.encode("utf-8"))
+        #: Each byte's rank (a byte the vocabulary lacks is missing, as in ranks).
+        self._single = {b: r for b in range(256) if (r := ranks.get(bytes([b]))) is not None}
 
     def _merge_bytes(self, data: bytes) -> list[int]:
         """``P(data)``."""
-        if len(data) >= LONG_PIECE:
+        n = len(data)
+        if n < RUN_PIECE:
+            return heap_ids(data, self._ranks, self._single)
+        if n >= LONG_PIECE:
             return self._merger.long_ids(data)
-        if len(data) >= RUN_PIECE and _RUN.search(data) is not None:
+        if _RUN.search(data) is not None:
             return self._merger.run_ids(data)
-        return _ids(data, heap_bounds(data, self._ranks.get), self._ranks)
+        return heap_ids(data, self._ranks, self._single)
 
     def _fresh(self, missing: set[str]) -> dict[str, list[int]]:
         """The ids of pieces the memo does not hold: a piece that is one token in C
@@ -540,8 +636,8 @@ class PureEncoder:
         plain = list(map(str.isascii, listed))
         for k in compress(count(), map(LONG_PIECE.__le__, map(len, listed))):
             plain[k] = True
-        merge = self._merge
-        fresh.update(zip(compress(listed, plain), map(merge, compress(listed, plain)), strict=True))
+        merged = map(self._merge_bytes, map(str.encode, compress(listed, plain)))
+        fresh.update(zip(compress(listed, plain), merged, strict=True))
         others = list(compress(listed, map(not_, plain)))
         if not others:
             return fresh

@@ -29,6 +29,8 @@ __all__ = ["Normalizer", "nfc_regions", "normalizer"]
 _S_BASE, _L_BASE, _V_BASE, _T_BASE = 0xAC00, 0x1100, 0x1161, 0x11A7
 _L_COUNT, _V_COUNT, _T_COUNT = 19, 21, 28
 _N_COUNT: Final = _V_COUNT * _T_COUNT
+#: The first code point past the Basic Multilingual Plane.
+_ASTRAL: Final = 0x10000
 _S_COUNT: Final = _L_COUNT * _N_COUNT
 
 
@@ -72,6 +74,12 @@ class Normalizer:
         unstable = nonzero | seconds | changed
         self._unstable = re.compile(_char_class(code_ranges(unstable)) + "+")
         self._unstable_chars = frozenset(map(chr, unstable))
+        #: Those below U+10000 or any character past U+FFFF: ``re`` tests a class of
+        #: such ranges with one bitmap lookup (the unstable ranges past U+FFFF it
+        #: would test one by one, some twenty times slower).
+        self._unstable_or_astral = re.compile(
+            _char_class([*code_ranges({c for c in unstable if c < _ASTRAL}), [_ASTRAL, 0x110000]])
+        )
 
     def decomposable(self) -> set[int]:
         """Every code point NFD changes."""
@@ -143,7 +151,12 @@ class Normalizer:
         join it."""
         if text.isascii():  # no ASCII character changes or joins another under NFC
             return []
-        if self._unstable_chars.isdisjoint(set(text)):  # most text: a set, not a scan
+        # Most text: one scan finds none; after a character past U+FFFF, the set of
+        # the text's characters says.
+        found = self._unstable_or_astral.search(text)
+        if found is None:
+            return []
+        if found.group() >= chr(_ASTRAL) and self._unstable_chars.isdisjoint(set(text)):
             return []
         return [
             (start - 1 if start else start, end)
