@@ -114,16 +114,21 @@ def bpe_table() -> dict[str, Any]:
     sets = {name: members(pattern) for name, pattern in BPE_CLASSES.items()}
     sets.update({name: set(map(ord, chars)) for name, chars in BPE_LITERALS.items()})
     names = sorted(sets)
-    atoms: dict[tuple[int, ...], int] = {}
+    # Each code point's predicates as one bit mask (bit i: names[i]), made set by set
+    # rather than asking every set about every code point.
+    masks = [0] * 0x110000
+    for bit, name in enumerate(names):
+        for c in sets[name]:
+            masks[c] |= 1 << bit
+    atoms: dict[int, int] = {}  # mask -> atom, in order of first appearance
 
     def atom(c: int) -> int:
-        key = tuple(int(c in sets[name]) for name in names)
-        return atoms.setdefault(key, len(atoms))
+        return atoms.setdefault(masks[c], len(atoms))
 
     runs = _runs(atom)
     return {
         "predicates": names,
-        "atoms": [list(key) for key in atoms],
+        "atoms": [[mask >> bit & 1 for bit in range(len(names))] for mask in atoms],
         "runs": runs,
     }
 

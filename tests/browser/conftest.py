@@ -1,10 +1,10 @@
 """Browser fixtures: the built dist/ served locally, real headless Chromium, a page
 whose console and network are recorded.
 
-The site is built first (``python build.py``), then served by a module-scoped
-``http.server``. ``page`` is a fresh page in a fresh context, for a test about
+The site is built first (``python build.py``), then served by one ``http.server``
+per test process. ``page`` is a fresh page in a fresh context, for a test about
 start-up, storage across reloads, the service worker or going offline. ``app`` is
-the page of its test module, booted once and put back as a first visit shows it
+the page of the test process, booted once and put back as a first visit shows it
 before each test (:func:`helpers.reset_page`): the same settings, text, panels and
 nothing kept; a test that leaves what cannot be put back gets the page reloaded.
 ``fresh_app`` is a page of its own, for a test of what a page does only once.
@@ -74,9 +74,10 @@ def built_site() -> Path:
     return DIST
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def site_url(built_site: Path) -> Iterator[str]:
-    """dist/ served by http.server on a free local port."""
+    """dist/ served by http.server on a free local port, one origin for the session (a
+    test's fresh context has storage and a service worker of its own anyway)."""
     os.environ.setdefault("BUILD_PY_QUIET", "1")
     with build.serving_in_background(built_site) as url:
         yield url
@@ -226,7 +227,7 @@ def page(context: Any, session: Session, request: pytest.FixtureRequest) -> Iter
 
 @dataclass
 class Shared:
-    """A module's booted page, and how a first visit left it."""
+    """The process's booted page, and how a first visit left it."""
 
     context: Any
     url: str
@@ -266,9 +267,11 @@ def fresh_app(page: Any, site_url: str) -> Any:
     return open_ready(page, site_url)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def shared_page(browser: Any, site_url: str) -> Iterator[Shared]:
-    """One context and page for the module's ``app`` tests, booted once."""
+    """One context and page for every ``app`` test of this process, booted once: each
+    boot costs about 3 s of CPU (compiling the runtime, restoring the snapshot), and
+    :func:`helpers.reset_page` puts the page back as its first visit showed it."""
     context = browser.new_context(**CONTEXT_OPTIONS)
     context.set_default_timeout(BOOT_TIMEOUT_MS)
     recorder = Recorder()
@@ -283,7 +286,7 @@ def shared_page(browser: Any, site_url: str) -> Iterator[Shared]:
 
 @pytest.fixture
 def app(shared_page: Shared, session: Session, request: pytest.FixtureRequest) -> Iterator[Any]:
-    """The module's booted page, as a first visit shows it, ready to compute. A test
+    """The process's booted page, as a first visit shows it, ready to compute. A test
     may change anything a person can; what it leaves is put back before the next."""
     shared = shared_page
     shared.recorder.session = session

@@ -10,13 +10,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import WAIT_MS, configure, expect_figure, native, wait_until_ready
+from helpers import WAIT_MS, configure, expect_figure, native, open_ready, wait_until_ready
 from playwright.sync_api import expect
 
+import build
 from pyapp.weights import EMBEDDING_MODEL
 
 pytestmark = pytest.mark.browser
@@ -278,23 +280,51 @@ def test_the_sweep_says_its_work_first_can_be_cancelled_and_adds_the_clis_dense_
     assert ious == [row["dense_iou"] for row in rows]
 
 
+class DamagedModel:
+    """What the test's server answers for the model file: one byte changed, until
+    ``whole`` is set."""
+
+    def __init__(self) -> None:
+        body = bytearray((Path(__file__).resolve().parents[2] / "dist" / MODEL_FILE).read_bytes())
+        body[len(body) // 2] ^= 0xFF
+        self.body = bytes(body)
+        self.whole = False
+
+
+@pytest.fixture
+def damaged_site(built_site: Path) -> Iterator[tuple[str, DamagedModel]]:
+    """The built site, served by a server of this test's own that answers the model
+    file with one byte changed (from the server, as a bad mirror or disk would: not
+    through the browser's request interception, which copies 23 MB through the test's
+    driver at each fetch)."""
+    model = DamagedModel()
+
+    class Handler(build.SiteHandler):
+        def do_GET(self) -> None:  # noqa: N802  (http.server's name)
+            if model.whole or self.path.split("?")[0].lstrip("/") != MODEL_FILE:
+                super().do_GET()
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(len(model.body)))
+            self.end_headers()
+            self.wfile.write(model.body)
+
+    with build.serving_in_background(built_site, Handler) as url:
+        yield url, model
+
+
 def test_a_damaged_model_is_refused_inline_and_nothing_is_lost(
-    fresh_app: Any, context: Any, tmp_path: Path
+    page: Any, session: Any, damaged_site: tuple[str, DamagedModel], tmp_path: Path
 ) -> None:
     """The site serves a model file with one byte changed. On a first visit the model's
     worker refuses it by its sha256; once the service worker controls the page, the
     service worker refuses it, saying why. Either way the panel says so above BM25's
     figures and keeps the text and the passages; once the file is whole again, the
     next check loads it."""
-    page = fresh_app
-    whole = (Path(__file__).resolve().parents[2] / "dist" / MODEL_FILE).read_bytes()
-    damaged = bytearray(whole)
-    damaged[len(damaged) // 2] ^= 0xFF
-
-    def serve_damaged(route: Any) -> None:
-        route.fulfill(status=200, body=bytes(damaged), content_type="application/octet-stream")
-
-    context.route(f"**/{MODEL_FILE}", serve_damaged)
+    url, model = damaged_site
+    session.origin = url.rstrip("/")
+    open_ready(page, url)
     load_passages(page, tmp_path)
     bm25 = page.get_by_test_id("retrieval-recall").get_attribute("data-value")
     assert bm25 not in (None, "")
@@ -330,7 +360,7 @@ def test_a_damaged_model_is_refused_inline_and_nothing_is_lost(
     expect(page.get_by_test_id("retrieval-recall")).to_have_attribute("data-value", bm25)
 
     # The file whole again: the next dense check loads it and embeds.
-    context.unroute(f"**/{MODEL_FILE}")
+    model.whole = True
     page.get_by_test_id("retriever").select_option("both")
     status = page.get_by_test_id("dense-status")
     expect(status).to_have_attribute("data-embedded", "8", timeout=MODEL_LOAD_MS)

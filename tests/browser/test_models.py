@@ -50,6 +50,12 @@ LONG = " ".join(
     " fifty-six tokens fill up, and each chunk is then encoded on its own."
     for i in range(220)
 )
+# Windows that start inside these words re-encode longer on their own, in every encoding.
+MIXED = "Overlap  keeps\tboundaries.\nZwölf Wörter 🦜 und 日本語のテキスト, e\u0301 ok?\n" * 6
+FIT_LONG = " ".join(
+    f"Sentence {i} of a longer document, written to fill windows." for i in range(90)
+)
+
 
 # Before the page's scripts: every state the vocabulary line shows, per encoding.
 VOCABULARY_LOG = """(() => {
@@ -84,7 +90,84 @@ def settled(page: Any, expected: dict[str, Any]) -> None:
     expect(page.get_by_test_id("status")).to_have_attribute("data-state", "ready")
 
 
-def test_every_encoding_and_model_preset_matches_the_command_line_and_flags_what_is_over(
+def take_the_fit(page: Any, text: str, **fields: Any) -> dict[str, Any]:
+    """Waits for the page's offer to be the engine's for these fields, takes it, and
+    checks that then no chunk is over; returns the engine's fit."""
+    fit = native("fit", text=text, unit="token", **fields)
+    assert fit["size"] is not None, fit
+    offer = page.get_by_test_id("fit-model")
+    expect(offer).to_have_text(fit["label"], timeout=VOCABULARY_TIMEOUT_MS)
+    expect(page.get_by_test_id("fit-note")).to_have_text(fit["note"])
+    expect(offer).to_be_enabled()
+    offer.click()
+    expect(page.get_by_test_id("size-input")).to_have_value(str(fit["size"]))
+    after = native("chunk", text=text, unit="token", **{**fields, "size": fit["size"]})
+    assert after["summary"]["chunks_over_limit"] == 0
+    expect(page.get_by_test_id("summary-chunks")).to_have_attribute(
+        "data-value", str(after["summary"]["chunks"]), timeout=WAIT_MS
+    )
+    limit = page.get_by_test_id("limit-summary")
+    expect(limit).to_have_attribute("data-value", "0", timeout=WAIT_MS)
+    expect(limit).to_have_attribute("data-state", "fits")
+    expect(page.get_by_test_id("fit-line")).to_be_hidden()  # the size is the fit now
+    return fit
+
+
+def the_fit_leaves_no_chunk_over_for_every_preset_and_the_recursive_splitter(page: Any) -> None:
+    """Each model preset's fit, taken, leaves no chunk over its limit; the recursive
+    splitter is offered it too. On the page the models test leaves, every vocabulary
+    already loaded (a person comparing models would go on to take a fit)."""
+    configure(page, size="12", overlap="1")
+    put_text(page, MIXED)
+    model_select = page.get_by_test_id("model-select")
+    # Every preset, at a small typed limit (so the fit has work on a small text) of 12.
+    for model in FACTS["models"]:
+        model_select.select_option(model["name"])
+        page.get_by_test_id("max-tokens-input").fill("12")
+        configure(page, size="12")
+        fields = {"size": 12, "overlap": 1, "model": model["name"], "max_tokens": 12}
+        before = native("chunk", text=MIXED, unit="token", **fields)["summary"]
+        assert before["chunks_over_limit"] > 0, model["name"]  # size 12 is over 12 less specials
+        expect(page.get_by_test_id("limit-summary")).to_have_attribute(
+            "data-value", str(before["chunks_over_limit"]), timeout=VOCABULARY_TIMEOUT_MS
+        )
+        fit = take_the_fit(page, MIXED, **fields)
+        assert fit["label"].endswith("fits your input limit of 12 tokens")
+
+    # The presets' own limits, where this text is longer than them (the BERT models):
+    # all-MiniLM-L6-v2 at 512 fits at 254, the 512-token ones at 600 fit at 510 or less.
+    put_text(page, FIT_LONG)
+    for model in (m for m in FACTS["models"] if m["encoding"] == "bert-base-uncased"):
+        model_select.select_option(model["name"])
+        limit = model["max_tokens"]["value"]
+        configure(page, size=str(limit + 100), overlap="0")
+        expect(page.get_by_test_id("limit-summary")).to_have_attribute(
+            "data-state", "over", timeout=WAIT_MS
+        )
+        fit = take_the_fit(page, FIT_LONG, size=limit + 100, overlap=0, model=model["name"])
+        assert fit["label"].endswith(f"fits {model['name']}'s {limit} tokens"), fit["label"]
+        assert fit["limit"] == limit - 2
+        if model["name"] == "all-MiniLM-L6-v2":
+            assert fit["label"] == "Fit: size 254 so every chunk fits all-MiniLM-L6-v2's 256 tokens"
+
+    # The recursive splitter is offered the fit too.
+    model_select.select_option("all-MiniLM-L6-v2")
+    page.get_by_test_id("splitter").select_option("recursive")
+    configure(page, size="600")
+    expect(page.get_by_test_id("limit-summary")).to_have_attribute(
+        "data-state", "over", timeout=WAIT_MS
+    )
+    take_the_fit(
+        page, FIT_LONG, size=600, overlap=0, model="all-MiniLM-L6-v2", splitter="recursive"
+    )
+
+    # Word mode counts no model tokens: nothing to fit, no offer.
+    page.get_by_test_id("splitter").select_option("fixed")
+    page.get_by_test_id("unit-word").check()
+    expect(page.get_by_test_id("fit-line")).to_be_hidden()
+
+
+def test_every_encoding_and_model_preset_matches_the_command_line_flags_what_is_over_and_fits(
     page: Any, session: Any, site_url: str, tmp_path: Any
 ) -> None:
     # What the command line prints, asked for at once (two at a time) while the page works.
@@ -244,6 +327,9 @@ def test_every_encoding_and_model_preset_matches_the_command_line_and_flags_what
     )
     expect(line).to_contain_text("your input limit of 300 tokens")
     assert "max=300" in page.url
+
+    # ---- the fit to each preset, on this page with every vocabulary loaded.
+    the_fit_leaves_no_chunk_over_for_every_preset_and_the_recursive_splitter(page)
 
 
 def test_a_vocabulary_that_cannot_be_loaded_is_an_encoding_error_with_no_fallback(
