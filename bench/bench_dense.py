@@ -236,6 +236,7 @@ def page_rows(
         embed_at = page.evaluate("() => { performance.mark(MARK); return performance.now(); }"
                                  .replace("MARK", json.dumps(EMBED_MARK)))  # fmt: skip
         load_before = os.getloadavg()
+        memory_before = renderer_memory_mb()
         began = time.perf_counter()
         page.get_by_test_id("retriever").select_option("minilm")
         # Polled every second rather than waited on with wait_for_selector, whose
@@ -246,6 +247,7 @@ def page_rows(
         poll(page, '[data-testid="dense-recall"]:not([data-value=""])', 600)
         drawn = time.perf_counter() - began
         load_after = os.getloadavg()
+        memory_after = renderer_memory_mb()
         status = page.get_by_test_id("dense-status")
         load_ms = float(status.get_attribute("data-load-ms") or "nan")
         every = page.evaluate("() => window.__tasks")
@@ -267,7 +269,45 @@ def page_rows(
     return {"wall_s": wall, "drawn_s": drawn, "load_ms": load_ms, "long_tasks": long_tasks,
             "idle_long_tasks": idle_long, "settle_s": settle,
             "heap_mb": heap, "vectors": vectors, "load": (load_before, load_after),
+            "renderer_mb": (memory_before, memory_after),
             **read_trace(trace, keep_trace)}  # fmt: skip
+
+
+def renderer_memory_mb() -> dict[str, float] | None:
+    """This benchmark's Chromium renderer processes (the page with its workers, the
+    engine's and the model's, and the service worker), read from /proc: their resident
+    memory now and at its peak (VmRSS and VmHWM summed), in MB; None without /proc."""
+    proc = Path("/proc")
+    if not (proc / "self" / "status").exists():
+        return None
+    parents: dict[int, int] = {}
+    for entry in proc.iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+                parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+    mine, grew = {os.getpid()}, True
+    while grew:
+        more = {pid for pid, parent in parents.items() if parent in mine} - mine
+        grew = bool(more)
+        mine |= more
+    now = peak = 0.0
+    for pid in mine:
+        try:
+            if b"--type=renderer" not in (proc / str(pid) / "cmdline").read_bytes():
+                continue
+            fields = dict(
+                line.split(":", 1)
+                for line in (proc / str(pid) / "status").read_text().splitlines()
+                if ":" in line
+            )
+        except OSError:
+            continue
+        now += int(fields["VmRSS"].split()[0]) / 1024
+        peak += int(fields["VmHWM"].split()[0]) / 1024
+    return {"now": now, "peak": peak}
 
 
 TASK = "ThreadControllerImpl::RunTask"
@@ -446,6 +486,13 @@ def page_table(native: dict[str, Any], page: dict[str, Any]) -> list[str]:
             f" time; the most CPU: {_task(most)} | |"
         )  # fmt: skip
     rows.append(f"| page JS heap after (its workers not counted) | {page['heap_mb']:.0f} MB | |")
+    before, after = page["renderer_mb"]
+    if before is not None and after is not None:
+        rows.append(
+            "| the page's renderer process (the page, both workers, the service worker):"
+            f" resident memory | {before['now']:,.0f} MB before embedding, {after['now']:,.0f} MB"
+            f" after, {after['peak']:,.0f} MB at its peak | |"
+        )
     return rows
 
 
