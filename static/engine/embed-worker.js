@@ -34,6 +34,8 @@
 //   vector]` per text (`ms`: the session's run); `refused`: the engine refused a call
 //   or the model failed on a batch (`message` says which and why).
 
+import { sha256Hex } from "./protocol.js";
+
 /** @type {any} the ONNX Runtime Web module */
 let ort = null;
 /** @type {any} the inference session, once loaded */
@@ -96,10 +98,6 @@ async function fetchWithProgress(url, stage, expected) {
   return body.buffer;
 }
 
-function hex(/** @type {ArrayBuffer} */ buffer) {
-  return Array.from(new Uint8Array(buffer), (byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
 /** @param {Extract<EmbedRequest, {type: "load"}>} request */
 async function load(request) {
   const began = performance.now();
@@ -112,7 +110,7 @@ async function load(request) {
     ort.env.wasm.proxy = false;
     stage = "model";
     const model = await fetchWithProgress(request.model, "model", request.bytes);
-    const got = hex(await crypto.subtle.digest("SHA-256", model));
+    const got = await sha256Hex(model);
     if (got !== request.sha256) {
       throw new Error(`the model file has sha256 ${got.slice(0, 12)}…, not the pinned ${request.sha256.slice(0, 12)}…: it is damaged`);
     }

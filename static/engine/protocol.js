@@ -47,3 +47,10 @@ export function messageOf(err) {
   if (err && typeof err === "object" && "message" in err) return String(err.message).trim();
   return String(err);
 }
+
+/** The sha256 of `bytes`, in lowercase hex: how the workers check what they fetched. */
+export async function sha256Hex(/** @type {ArrayBuffer} */ bytes) {
+  return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (byte) =>
+    byte.toString(16).padStart(2, "0"),
+  ).join("");
+}

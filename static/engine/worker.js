@@ -35,7 +35,7 @@
 import { loadPyodide } from "../../pyodide/pyodide.mjs";
 import { FACTS } from "../facts.js";
 import { ENGINE_WHEELS } from "./engine-wheels.js";
-import { BACKGROUND, messageOf, PURPOSE } from "./protocol.js";
+import { BACKGROUND, messageOf, PURPOSE, sha256Hex } from "./protocol.js";
 import { linkRuntime, snapshotLink, strictly } from "./snapshot-links.js";
 import { wheelFiles } from "./wheel-files.js";
 
@@ -64,13 +64,6 @@ async function fetchOk(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url.split("/").pop()}: HTTP ${response.status}`);
   return response;
-}
-
-/** @param {ArrayBuffer} bytes */
-async function sha256Hex(bytes) {
-  return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)))
-    .map((byte) => byte.toString(16).padStart(2, "0"))
-    .join("");
 }
 
 /** The snapshot's bytes, checked and unpacked; fetched while the rest starts. */
