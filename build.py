@@ -1335,9 +1335,10 @@ BROWSER_FIRST = (
 
 def _behind_the_rest() -> None:
     """Run in a browser tests' process before it starts: a lower priority (nice 10),
-    which Chromium's processes inherit. The rest is one thread bound by CPU and would
-    otherwise finish last with a core idle; behind it, the browser tests (many threads
-    and processes) fill both cores once it is done."""
+    which its Chromium inherits (except the browser and GPU processes, which Chromium
+    raises itself). The rest is one thread bound by CPU and would otherwise finish last
+    with a core idle; behind it, the browser tests (many threads and processes) fill
+    both cores once it is done."""
     if hasattr(os, "nice"):
         os.nice(10)
 
