@@ -1315,79 +1315,54 @@ def ensure_chromium() -> str:
     raise SystemExit(2)
 
 
-#: The browser tests run as two pytest processes beside the rest, behind it in
-#: priority (:func:`_behind_the_rest`). The whole run is bound by CPU on two cores:
-#: measured, the browser tests take 384 s of CPU (Chromium and its Python) and the
-#: rest 178 s. These files are the first browser process, about half of the browser
-#: tests' CPU (192 s); every other file, including any new one, is the second.
-BROWSER_FIRST = (
-    "tests/browser/test_visualizer.py",
-    "tests/browser/test_palette.py",
-    "tests/browser/test_fit_and_settings.py",
-    "tests/browser/test_calm.py",
-    "tests/browser/test_recovery.py",
-    "tests/browser/test_text_view.py",
-    "tests/browser/test_corpus_report.py",
-    "tests/browser/test_perf.py",
-    "tests/browser/test_splitter.py",
-)
-
-
 def _behind_the_rest() -> None:
-    """Run in a browser tests' process before it starts: a lower priority (nice 10),
-    which its Chromium inherits (except the browser and GPU processes, which Chromium
-    raises itself). The rest is one thread bound by CPU and would otherwise finish last
-    with a core idle; behind it, the browser tests (many threads and processes) fill
-    both cores once it is done."""
+    """Run in the browser tests' process before it starts: a lower priority (nice 10),
+    which its workers and their Chromium inherit (except Chromium's browser and GPU
+    processes, which raise their own). The run is bound by CPU: measured on two cores,
+    the browser tests take about 380 s of CPU and the rest about 180 s. Behind the
+    rest, the browser tests fill whatever core it leaves, then both once it is done."""
     if hasattr(os, "nice"):
         os.nice(10)
 
 
+def worker_count() -> str:
+    """How many worker processes each of the two pytest runs gets: half the cores, at
+    least two, so that neither run's longest file decides when it ends."""
+    return str(max(2, (os.cpu_count() or 2) // 2))
+
+
 def run_both_halves(pytest: list[str], env: dict[str, str]) -> list[str]:
-    """Runs the browser tests and the rest at once: the rest and the first part of the
-    browser tests (:data:`BROWSER_FIRST`) in the background, the other browser tests in
-    front, printing as they go. The rest is bound by one core and the browser tests
-    mostly wait, so together they take about as long as the longer browser part. The
-    background parts' output follows when all are done. Returns the parts that failed."""
-    others = [f"--ignore={path}" for path in BROWSER_FIRST]
-    env = {**env, "PYAPP_SITE_BUILT": "1"}  # built just before: neither part builds again
-    background = {
-        "pytest (engine, CLI, build)": [*pytest, "--ignore=tests/browser"],
-        "pytest tests/browser (first part)": [*pytest, *BROWSER_FIRST],
-    }
+    """Runs the browser tests and the rest at once, each spread over
+    :func:`worker_count` processes (pytest-xdist hands each idle worker the next test,
+    so the parts stay even as tests are added): the rest in the background, the
+    browser tests in front, behind it in priority, printing as they go. The rest's
+    output follows when both are done. Returns the parts that failed."""
+    env = {**env, "PYAPP_SITE_BUILT": "1"}  # built just before: no worker builds again
+    workers = ["-n", worker_count(), "-p", "no:cacheprovider"]
     failed = []
-    with ExitStack() as stack:
-        started = []
-        for name, command in background.items():
-            log = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))
-            process = subprocess.Popen(
-                [*command, "-p", "no:cacheprovider"],
-                cwd=ROOT,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                preexec_fn=None if "browser" not in name else _behind_the_rest,
-            )
-            started.append((name, process, log))
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+        rest = subprocess.Popen(
+            [*pytest, *workers, "--ignore=tests/browser"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         try:
-            say("pytest tests/browser (second part; the first part and the rest run alongside)")
+            say("pytest tests/browser (the engine, CLI and build tests run alongside)")
             front = subprocess.run(
-                [*pytest, "tests/browser", *others, "-p", "no:cacheprovider"],
-                cwd=ROOT,
-                env=env,
-                preexec_fn=_behind_the_rest,
+                [*pytest, *workers, "tests/browser"], cwd=ROOT, env=env, preexec_fn=_behind_the_rest
             )
         finally:
-            codes = [(name, process.wait(), log) for name, process, log in started]
+            code = rest.wait()
         if front.returncode != 0:
-            failed.append("pytest tests/browser (second part)")
-        for name, code, log in codes:
-            log.seek(0)
-            say(f"{name} (run alongside)")
-            sys.stdout.write(log.read())
-            sys.stdout.flush()
-            if code != 0:
-                failed.append(name)
+            failed.append("pytest tests/browser")
+        log.seek(0)
+        say("pytest (engine, CLI, build) (run alongside)")
+        sys.stdout.write(log.read())
+        sys.stdout.flush()
+        if code != 0:
+            failed.append("pytest (engine, CLI, build)")
     return failed
 
 
@@ -1423,7 +1398,15 @@ def test(pytest_args: list[str]) -> int:
     chromium = ensure_chromium()
     build()
     python = str(venv_python())
-    env = {**os.environ, "CHROMIUM": chromium, "PYTHONDONTWRITEBYTECODE": "1"}
+    # Bytecode is kept (out of the tree, under .cache/): the tests start the command
+    # line as a child process a few hundred times, each compiling the engine again
+    # without it.
+    env = {
+        **os.environ,
+        "CHROMIUM": chromium,
+        "PYTHONPYCACHEPREFIX": str(ROOT / ".cache" / "pycache"),
+    }
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     node_bin = ROOT / "node_modules" / ".bin"
     checks = [
         ("ruff check", [python, "-m", "ruff", "check", "."]),
