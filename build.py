@@ -1315,19 +1315,13 @@ def ensure_chromium() -> str:
     raise SystemExit(2)
 
 
-def _behind_the_rest() -> None:
-    """Run in the browser tests' process before it starts: a lower priority (nice 10),
-    which its workers and their Chromium inherit (except Chromium's browser and GPU
-    processes, which raise their own). The run is bound by CPU: measured on two cores,
-    the browser tests take about 380 s of CPU and the rest about 180 s. Behind the
-    rest, the browser tests fill whatever core it leaves, then both once it is done."""
-    if hasattr(os, "nice"):
-        os.nice(10)
-
-
 def worker_count() -> str:
     """How many worker processes each of the two pytest runs gets: half the cores, at
-    least two, so that neither run's longest file decides when it ends."""
+    least two, so that neither run's longest file decides when it ends. The whole
+    run is bound by CPU: measured on two cores, the browser tests take about 380 s of
+    CPU and the rest about 180 s. With both spread over workers, whichever run ends
+    first leaves its cores to the other, so no core idles and neither needs a lower
+    priority (behind two busy workers, a browser test would wait past its timeouts)."""
     return str(max(2, (os.cpu_count() or 2) // 2))
 
 
@@ -1335,8 +1329,8 @@ def run_both_halves(pytest: list[str], env: dict[str, str]) -> list[str]:
     """Runs the browser tests and the rest at once, each spread over
     :func:`worker_count` processes (pytest-xdist hands each idle worker the next test,
     so the parts stay even as tests are added): the rest in the background, the
-    browser tests in front, behind it in priority, printing as they go. The rest's
-    output follows when both are done. Returns the parts that failed."""
+    browser tests in front, printing as they go. The rest's output follows when both
+    are done. Returns the parts that failed."""
     env = {**env, "PYAPP_SITE_BUILT": "1"}  # built just before: no worker builds again
     workers = ["-n", worker_count(), "-p", "no:cacheprovider"]
     failed = []
@@ -1350,9 +1344,7 @@ def run_both_halves(pytest: list[str], env: dict[str, str]) -> list[str]:
         )
         try:
             say("pytest tests/browser (the engine, CLI and build tests run alongside)")
-            front = subprocess.run(
-                [*pytest, *workers, "tests/browser"], cwd=ROOT, env=env, preexec_fn=_behind_the_rest
-            )
+            front = subprocess.run([*pytest, *workers, "tests/browser"], cwd=ROOT, env=env)
         finally:
             code = rest.wait()
         if front.returncode != 0:
