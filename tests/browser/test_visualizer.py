@@ -555,11 +555,12 @@ SCREEN_TEXT = (
 )
 
 
-def test_screenshots_at_desktop_and_phone_width(page: Any, site_url: str) -> None:
+def test_screenshots_at_desktop_and_phone_width(app: Any) -> None:
     """The whole page, then the chunk view and the planning panels, saved to look at,
-    at each of SCREENS: one page, resized and recoloured as a person's browser would."""
-    open_ready(page, f"{site_url}#unit=char&size=60&overlap=15&om=units&price=1")
-    configure(page, text=SCREEN_TEXT)
+    at each of SCREENS: one page, resized and recoloured as a person's browser would
+    (then put back as it was, for the next test on the shared page)."""
+    page = app
+    configure(page, text=SCREEN_TEXT, unit="char", size=60, overlap=15, price="1")
     expected = native("chunk", text=SCREEN_TEXT, unit="char", size=60, overlap=15)
     assert expected["boundaries"]["cut"] > 0, "the text must cut a sentence to show the marks"
     expect(page.get_by_test_id("chunk")).to_have_count(len(expected["chunks"]), timeout=20_000)
@@ -583,6 +584,17 @@ def test_screenshots_at_desktop_and_phone_width(page: Any, site_url: str) -> Non
     assert folded == [], f"folds a person sees closed: {folded}"
     expect(page.get_by_test_id("sweep-table").locator("tbody tr").first).to_be_visible()
     RESULTS.mkdir(exist_ok=True)
+    try:
+        save_screens(page)
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.emulate_media(color_scheme="light")
+        page.evaluate("document.documentElement.classList.remove('capture-all')")
+
+
+def save_screens(page: Any) -> None:
+    """At each of SCREENS: the page's own colours, nothing scrolling sideways, and
+    the screenshots saved."""
     for width, scheme in SCREENS:
         page.set_viewport_size({"width": width, "height": 900})
         page.emulate_media(color_scheme=scheme)
