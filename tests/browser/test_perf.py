@@ -169,6 +169,11 @@ def test_the_first_frame_is_drawn_before_the_page_loads_its_own_modules(
     # (compiled as it downloads) and the site lock are each fetched once.
     assert worker["asked"]["pyodide.snapshot.gz"] < worker["ended"]["snapshot.json"], worker
     assert worker["times"]["pyodide.asm.wasm"] == worker["times"]["site-lock.json"] == 1, worker
+    # The runtime's wasm and library (the last to arrive otherwise) are asked for first,
+    # each once: Pyodide is handed those answers, it does not ask again.
+    firsts = [worker["asked"][name] for name in ("pyodide.asm.wasm", "python_stdlib.zip")]
+    assert max(firsts) <= worker["asked"]["pyodide.snapshot.gz"], worker
+    assert worker["times"]["python_stdlib.zip"] == 1, worker
     # It asks for nothing else before its runtime is up: the runtime's files, the
     # snapshot, the lock and the engine's wheels, each once.
     booted = {name for name, at in worker["asked"].items() if at < worker["runtimeEnded"]}
