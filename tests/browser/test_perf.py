@@ -302,7 +302,8 @@ def test_the_page_is_ready_before_the_tokenizer_ranks_arrive_and_a_token_link_wa
     with page.expect_request(lambda request: request.url.endswith(ranks)):
         page.goto(f"{site_url}#unit=token&size=8&overlap=2&om=units")
         # "busy" once ready: the first answer waits for the ranks.
-        page.wait_for_selector('[data-testid="status"]:is([data-state="ready"], [data-state="busy"])')
+        started = '[data-state="ready"], [data-state="busy"]'
+        page.wait_for_selector(f'[data-testid="status"]:is({started})')
     assert len(held) == 1, [route.request.url for route in held]
     expect(page.get_by_test_id("status")).to_have_attribute("data-state", "busy")
     held.pop().continue_()
