@@ -62,10 +62,15 @@ E1. the first switch to it (a fresh page, its o200k_base result on screen): choo
 E2. a later recompute of the same megabyte, as row 4 times o200k_base's later
     switches: a size edit -> the new summary and cards on screen, and when the
     engine's answer reached the page (the engine keeps the text's tokens);
-E3. the megabyte edited (its first words replaced, so it is encoded again, the
-    vocabulary loaded) -> the new summary on screen (the page's 150 ms pause for
-    typing included), the time inside the engine's handle() in the worker, where the
-    text is encoded, and the longest main-thread task; o200k_base too, for comparison;
+E3. the megabyte edited as a person edits it, at one place (its first eight
+    characters selected and retyped, one insertion: one input event), so it is encoded
+    again, the vocabulary loaded -> the new summary on screen, the time inside the
+    engine's handle() in the worker, where the text is encoded, and the longest
+    main-thread task from the input event to the answer on screen; o200k_base too, for
+    comparison; with ``--before DIR`` the same edits on another build's pages; and the
+    anchor, a plain textarea given the same edits, then its whole value replaced (as
+    E3 once edited: the browser then lays the whole megabyte out again, a task of
+    hundreds of ms in any page, which a person typing never causes);
 
 each against that encoding's native reference library encoding the same text in
 this process, in the same run (Hugging Face ``tokenizers`` for WordPiece, tiktoken for
@@ -1357,8 +1362,8 @@ def main(argv: list[str]) -> int:
         "--before",
         type=Path,
         default=None,
-        help="with --section keystroke or text-view: another build's dist/ (e.g. main's),"
-        " measured too, interleaved",
+        help="with --section keystroke, text-view or encodings (its E3 edits): another"
+        " build's dist/ (e.g. main's), measured too, interleaved",
     )
     args = parser.parse_args(argv)
     if args.section == "keystroke":
@@ -1413,7 +1418,7 @@ def main(argv: list[str]) -> int:
             )
             print(f"\nwritten to {RESULTS.relative_to(ROOT)}")
     if args.section in ("all", "encodings"):
-        section = encodings_section(args.runs)
+        section = encodings_section(args.runs, args.before)
         print("\n" + section)
         if not args.no_write:
             put_section("bench_site encodings", section, place=site_block_end)
@@ -1616,13 +1621,48 @@ def interact(page: Any, action: str, value: Any, tokens: int, size: int) -> dict
     return got
 
 
+# After an edit of the text box (the probe recorded its input event): waits for the
+# engine's new answer on screen, as ENCODING_INTERACT does, timed from the input event.
+EDITED = (
+    """async ({ chunks, capped }) => {
+  const q = (s) => document.querySelector(s);
+  const answer = () => performance.getEntriesByName("engine:answer:view").at(-1)?.startTime ?? -1;
+  const began = window.__bench.inputs.at(-1);
+  const done = () => {
+    const figure = q('[data-testid="summary-chunks"]');
+    const list = q("#chunk-list");
+    if (answer() < began) return false;
+    if (!figure || figure.dataset.value !== String(chunks)) return false;
+    if (q('[data-testid="status"]').dataset.state !== "ready") return false;
+    if (capped) return !q("#cap-notice").hidden;
+    return list.dataset.rendered === "true" && list.children.length === chunks;
+  };
+"""
+    + UNTIL_DONE
+    + """  return { ms: ended - began, longest, answered: answer() - began };
+}"""
+)
+
+
+def edit_at_the_start(page: Any, prefix: str) -> None:
+    """A person's edit of the megabyte: its first ``len(prefix)`` characters selected and
+    ``prefix`` typed over them, as one insertion (one input event, at one place)."""
+    box = page.get_by_test_id("text-input")
+    box.evaluate("(el, n) => { el.focus(); el.setSelectionRange(0, n); }", len(prefix))
+    page.keyboard.insert_text(prefix)
+
+
 def edits(page: Any, run: Run, name: str, text: str, encode: Encode, runs: int) -> None:
     """E3 on a page in token mode with ``name`` at ENCODING_SIZE: ``runs`` edits of
-    the megabyte, each encoded again: on screen, inside handle(), the longest task."""
+    the megabyte at one place (its first words retyped), each encoded again: on screen,
+    inside handle(), the longest task."""
     for k in range(runs):
         prefix = f"Edit {k}: "  # as many bytes as it replaces
         edited = prefix + text[len(prefix) :]
-        got = interact(page, "text", edited, len(encode(edited)), ENCODING_SIZE)
+        chunks, capped = window_count(len(encode(edited)), ENCODING_SIZE, ENCODING_OVERLAP)
+        page.evaluate(WATCH)
+        edit_at_the_start(page, prefix)
+        got = page.evaluate(EDITED, {"chunks": chunks, "capped": capped})
         run.add(f"{name} edit", got["ms"])
         run.add(f"{name} edit longest", got["longest"])
         handled = page.workers[0].evaluate(WORKER_ENTRIES)["stages"].get("handle:view")
@@ -1630,7 +1670,34 @@ def edits(page: Any, run: Run, name: str, text: str, encode: Encode, runs: int) 
             run.add(f"{name} edit handle", handled)
 
 
-def measure_encodings(runs: int) -> tuple[Run, str]:
+def edit_anchor(browser: Any, base: str, run: Run, text: str, runs: int) -> None:
+    """E3's anchor: the plain textarea holding the megabyte, given the same edits (its
+    longest task from the input until a second of idle), and once its whole value
+    replaced instead (as a script does, and as E3 edited before: the browser lays the
+    whole megabyte out again)."""
+    with bare_textarea(browser, base, text) as page:
+        for k in range(runs):
+            page.evaluate(WATCH)
+            edit_at_the_start(page, f"Edit {k}: ")
+            run.add("edit anchor longest", settle(page)["longest"])
+        for k in range(runs):
+            page.evaluate(WATCH)
+            page.evaluate(FILL_TEXT, f"Whole {k}: " + text[len(f"Whole {k}: ") :])
+            run.add("edit anchor replaced longest", settle(page)["longest"])
+
+
+def before_edits(
+    browser: Any, old: str, run: Run, name: str, text: str, encode: Encode, tokens: int, runs: int
+) -> None:
+    """E3 on a fresh page of another build (``--before``): its o200k_base result on
+    screen, ``name`` chosen, then the same edits (``before <name> edit ...``)."""
+    with token_page(browser, old, text, tokens) as page:
+        if name != "o200k_base":
+            interact(page, "encoding", name, len(encode(text)), ENCODING_SIZE)
+        edits(page, run, f"before {name}", text, encode, runs)
+
+
+def measure_encodings(runs: int, before: Path | None = None) -> tuple[Run, str]:
     run = Run({}, {})
     text = english(TARGET_BYTES)
     references = reference_encoders()
@@ -1644,7 +1711,7 @@ def measure_encodings(runs: int) -> tuple[Run, str]:
     run.notes["text"] = f"{len(text.encode()):,} bytes of English; tokens: " + ", ".join(
         f"{name} {n:,}" for name, n in counts.items()
     )
-    with build.serving_in_background(build.DIST, BenchHandler) as base, chromium() as browser:
+    with builds_and_browser(before) as (base, old, browser):
         for name in NEWER_ENCODINGS:
             for i in range(FIRST_SWITCHES):
                 with token_page(browser, base, text, counts["o200k_base"]) as page:
@@ -1666,8 +1733,16 @@ def measure_encodings(runs: int) -> tuple[Run, str]:
                         run.add(f"{name} later answered", got["answered"])
                     interact(page, "size", ENCODING_SIZE, counts[name], ENCODING_SIZE)
                     edits(page, run, name, text, references[name], runs)
+            if old is not None:
+                before_edits(
+                    browser, old, run, name, text, references[name], counts["o200k_base"], runs
+                )
         with token_page(browser, base, text, counts["o200k_base"]) as page:
             edits(page, run, "o200k_base", text, references["o200k_base"], runs)
+        if old is not None:
+            o200k = references["o200k_base"]
+            before_edits(browser, old, run, "o200k_base", text, o200k, counts["o200k_base"], runs)
+        edit_anchor(browser, base, run, text, runs)
         version = browser.version
     return run, version
 
@@ -1709,19 +1784,34 @@ def encoding_rows(run: Run) -> list[Row]:
         ref = m(f"{name} reference")
         key = f"{name} edit handle"
         handled = m(key) if key in run.samples else None
-        against("E3", f"{name}: the megabyte edited → on screen (150 ms typing pause included)",
+        against("E3", f"{name}: the megabyte edited at one place → on screen",
                 m(f"{name} edit"), ref, "–", None)  # fmt: skip
         if handled is not None:
             against("", "  of which inside the engine's handle() (the text encoded again)",
                     handled, ref, "< 4×", handled < 4 * ref)  # fmt: skip
         longest(f"{name} edit longest")
+        if f"before {name} edit longest" in run.samples:
+            value = m(f"before {name} edit longest")
+            out.append(
+                Row("", "  longest task, before (main's build)", f"{value:,.0f} ms",
+                    "50 ms budget", f"{value / 50:.2f}×", "", "–")
+            )  # fmt: skip
+    if "edit anchor longest" in run.samples:
+        for key, what in (
+            ("edit anchor longest", "plain <textarea>, the same edit: longest task"),
+            ("edit anchor replaced longest",
+             "plain <textarea>, its whole value replaced instead: longest task"),
+        ):  # fmt: skip
+            value = m(key)
+            out.append(Row("E3", what, f"{value:,.0f} ms", "50 ms budget",
+                           f"{value / 50:.2f}×", "–", "–"))  # fmt: skip
     return out
 
 
-def encodings_section(runs: int) -> str:
+def encodings_section(runs: int, before: Path | None = None) -> str:
     """Measures the section and returns it as Markdown, ready for RESULTS.md."""
     began = time.monotonic()
-    run, version = measure_encodings(runs)
+    run, version = measure_encodings(runs, before)
     when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return (
         "## Site: the newer encodings in the browser\n\n"

@@ -23,6 +23,7 @@ from helpers import (
     native,
     open_ready,
     put_text,
+    strip_tints,
 )
 from playwright.sync_api import expect
 
@@ -129,6 +130,41 @@ def test_live_counts_follow_the_text_and_show_tokens_in_token_mode(app: Any) -> 
     expect(error_slot(app, "overlap")).to_be_visible()
     app.get_by_test_id("text-input").fill("a b c d")
     expect(app.get_by_test_id("count-words")).to_have_attribute("data-value", "4")
+
+
+# A keystroke in the text box, made when the engine is idle: the status line as the
+# keystroke's own task leaves it (its microtasks run, no other task can come between),
+# then once a later task has run. The engine client marks the status busy the moment a
+# call is posted.
+KEYSTROKE_TASK = """async () => {
+  const box = document.querySelector('[data-testid="text-input"]');
+  const status = document.querySelector('[data-testid="status"]');
+  const later = () => new Promise((resolve) => setTimeout(resolve, 20));
+  while (status.dataset.state !== "ready") await later();
+  const states = [];
+  new MutationObserver(() => states.push(status.dataset.state))
+    .observe(status, { attributes: true, attributeFilter: ["data-state"] });
+  box.setRangeText("!", box.value.length, box.value.length, "end");
+  box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertText", data: "!" }));
+  for (let i = 0; i < 20; i += 1) await Promise.resolve();
+  const inItsTask = status.dataset.state;
+  for (let i = 0; i < 500 && !states.includes("busy"); i += 1) await later();
+  return { inItsTask, later: states.includes("busy") };
+}"""
+
+
+def test_a_keystroke_in_the_text_box_is_sent_to_the_engine_from_the_task_after_its_own(
+    app: Any,
+) -> None:
+    # At a megabyte the browser's own work for a keystroke is a long task already: the
+    # call (the text read, posted to the worker) must not be added to it.
+    configure(app, text=TEN_WORDS, unit="word", size="4", overlap="1")
+    expect(app.get_by_test_id("count-chars")).to_have_attribute("data-value", str(len(TEN_WORDS)))
+    seen = app.evaluate(KEYSTROKE_TASK)
+    assert seen == {"inItsTask": "ready", "later": True}
+    expect(app.get_by_test_id("count-chars")).to_have_attribute(
+        "data-value", str(len(TEN_WORDS) + 1)
+    )
 
 
 def test_overlap_as_percent_shows_the_whole_units_it_becomes(app: Any) -> None:
@@ -302,10 +338,8 @@ def test_overview_draws_the_engines_bars_over_the_whole_text_and_a_click_goes_to
     expect(overview).to_have_attribute("data-chunks", str(n), timeout=20_000)
     columns = int(overview.get_attribute("data-columns") or "0")
     strip = native("strip", text=text, unit="word", size=20, overlap=5, columns=columns)
-    bars = overview.get_by_test_id("overview-bar")
-    expect(bars).to_have_count(columns)
+    assert len(strip_tints(overview)) == columns
     # Every bar stands for its code points, the first from 0, the last to the end.
-    assert bars.first.get_attribute("data-column") == "0"
     assert strip["from"][0] == 0 and strip["to"][-1] == len(text)
     # The overlap's share of each bar, from the bottom up: one path, only where there is some.
     path = overview.get_by_test_id("overview-shared").get_attribute("d") or ""
