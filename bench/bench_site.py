@@ -610,38 +610,50 @@ def edit_latencies(page: Any, length: int) -> list[float]:
 
 
 def typing_rows(
-    browser: Any, base: str, run: Run, text: str, runs: int, name: str = "typing"
+    browser: Any, base: str, run: Run, text: str, runs: int, before: str | None = None
 ) -> None:
-    """Row 9: typing ten characters into a megabyte in token mode (512, 15%), five
+    """Row 9: typing ten characters into a megabyte in token mode (512, 15%), ``runs``
     times: the text is cut to leave room for them under the byte limit. Each keystroke's
-    edit -> new figures (``<name> figures``, the median of the ten), the last one's
-    (``<name> last``), and the bare textarea's anchor (for the site's own build only)."""
+    edit -> new figures (``typing figures``, the median of the ten), the last one's
+    (``typing last``), the longest task and, from a Chromium trace of the same typing,
+    the most CPU one main-thread task took (``typing cpu``); the bare textarea's anchor
+    given the same typing; and with ``before`` (another build's site), the same on a
+    page of that build (``typing before ...``). The pages are open together and typed
+    into in turn, the order alternating, so that the load of a shared machine falls on
+    each alike."""
     text = text[: -len(TYPED) * (runs + 1)]
     tokens = len(tokenizers.get_tokenizer("o200k_base", backend="tiktoken").encode(text))
     first, _ = window_count(tokens, 512, 77)
-    opened = page_with_text(
-        browser, base, text, words=0, size=512, overlap=77, unit="token", chunks=first
-    )
-    with opened as page:
-        settle(page)
-        length = len(text)
-        for _ in range(runs):
-            page.evaluate(WATCH)
-            page.evaluate(SHOWN, "count-chars")
-            type_into_middle(page, length)
-            # The new figures: the counts of the text as typed, with the summary.
-            last = figures(page, "count-chars", length + len(TYPED))
-            seen = settle(page)
-            record(run, name, seen, edit_latencies(page, length))
-            run.add(f"{name} last", last)
-            length += len(TYPED)
-    if name != "typing":
-        return
-    with bare_textarea(browser, base, text) as page:
-        for _ in range(runs):
-            page.evaluate(WATCH)
-            type_into_middle(page, len(text))
-            record(run, "typing anchor", settle(page), [])
+    builds = [(base, "typing")] + ([(before, "typing before")] if before is not None else [])
+    with contextlib.ExitStack() as stack:
+        pages: list[tuple[Any, str, list[int]]] = []
+        for site, name in builds:
+            opened = page_with_text(
+                browser, site, text, words=0, size=512, overlap=77, unit="token", chunks=first
+            )
+            pages.append((stack.enter_context(opened), name, [len(text)]))
+        anchor = stack.enter_context(bare_textarea(browser, base, text))
+        for page, _, _ in pages:
+            settle(page)
+        for i in range(runs):
+            turns = [*pages, (anchor, "typing anchor", [len(text)])]
+            for page, name, length in turns if i % 2 == 0 else reversed(turns):
+                page.evaluate(WATCH)
+                if page is not anchor:
+                    page.evaluate(SHOWN, "count-chars")
+                browser.start_tracing(page=page, categories=TRACED)
+                type_into_middle(page, length[0])
+                if page is not anchor:  # the new figures: the counts of the text as typed
+                    last = figures(page, "count-chars", length[0] + len(TYPED))
+                seen = settle(page)
+                events = json.loads(browser.stop_tracing())["traceEvents"]
+                run.add(f"{name} cpu", longest_task_cpu(events))
+                if page is anchor:
+                    record(run, name, seen, [])
+                else:
+                    record(run, name, seen, edit_latencies(page, length[0]))
+                    run.add(f"{name} last", last)
+                    length[0] += len(TYPED)
 
 
 def size_rows(browser: Any, base: str, run: Run, text: str, runs: int) -> None:
@@ -1311,6 +1323,19 @@ def interaction_rows(run: Run) -> list[Row]:
                 "unverified" if unseen else ("yes" if longest <= 50 else "no"),
             )
         )
+        if f"{name} cpu" in run.samples:  # traced (row 9): the thread's own time
+            cpu = m(f"{name} cpu")
+            out.append(
+                Row(
+                    "",
+                    "  the most CPU one main-thread task took there (Chromium trace)",
+                    ms(cpu),
+                    f"plain <textarea> {ms(m(f'{anchor} cpu'))}",
+                    f"{cpu / 50:.2f}× of 50 ms",
+                    "≤ 50 ms",
+                    "yes" if cpu <= 50 else "no",
+                )
+            )
         add(
             "",
             "  main thread blocked past 50 ms per task, summed",
@@ -1462,9 +1487,7 @@ def measure_keystroke(runs: int, before: Path | None) -> tuple[Run, str]:
                 steps.append(lambda: cold_page(browser, old, run, prefix="before "))
             for step in steps if i % 2 == 0 else reversed(steps):
                 step()
-        typing_rows(browser, base, run, text, runs)
-        if old is not None:
-            typing_rows(browser, old, run, text, runs, name="typing before")
+        typing_rows(browser, base, run, text, runs, before=old)
         version = browser.version
     return run, version
 
@@ -1498,6 +1521,7 @@ def keystroke_rows(run: Run) -> list[Row]:
         ("9", "typing"): ("the same", "typing before figures", "150 ms budget", 150),
         ("9", "  the last"): ("the last keystroke", "typing before last", "150 ms budget", 150),
         ("9", "  longest"): ("longest task", "typing before longest", "50 ms budget", 50),
+        ("9", "  the most CPU"): ("most CPU in a task", "typing before cpu", "50 ms budget", 50),
     }  # fmt: skip
     merged: list[Row] = []
     for number, r in kept:
@@ -1838,6 +1862,9 @@ def encodings_section(runs: int, before: Path | None = None) -> str:
 # strip clicked a quarter along, with the Long Tasks API's longest task and, from a
 # Chromium trace of the same steps, the most CPU one main-thread task took (the
 # thread's own time, which the other work on a shared machine does not stretch).
+
+#: The trace categories that hold the main thread's tasks and their CPU time.
+TRACED = ["devtools.timeline", "toplevel"]
 
 #: A main-thread task in a Chromium trace, by the name each version gives it.
 TRACE_TASKS = {"RunTask", "ThreadControllerImpl::RunTask"}
