@@ -1552,9 +1552,14 @@ def keystroke_section(runs: int, before: Path | None) -> str:
         f" shared). Date: {when}. Took {time.monotonic() - began:,.0f} s.\n"
         "- Row 9: ten characters typed 120 ms apart into the middle of 1,000,000 bytes of"
         " English, token mode (o200k_base) 512 / 77; each keystroke's latency is from its"
-        " input event to the first frame whose character count includes it.\n\n"
-        + table(keystroke_rows(run))
-        + "\n"
+        " input event to the first frame whose character count includes it. This build's"
+        " page, main's (with `--before`) and a plain textarea holding the same text are open"
+        " together and typed into in turn, the order alternating, each typing traced: the"
+        " most CPU one main-thread task took is the thread's own time, which the load of a"
+        " shared machine does not stretch as it does the Long Tasks API's wall time. Traced"
+        " (bench/trace_typing.py), the longest tasks are the keystrokes' own: the browser"
+        " laying the box's megabyte out again and moving the caret, as in the plain"
+        " textarea.\n\n" + table(keystroke_rows(run)) + "\n"
     )
 
 
@@ -1562,10 +1567,9 @@ def keystroke_section(runs: int, before: Path | None) -> str:
 # The first switch to each encoding whose vocabulary is a wheel of its own, later
 # recomputes, and edits of the text, against the native reference libraries (section E).
 
-# Chooses an encoding in the select, edits the size, or replaces the text (as a paste
-# does), and waits for the engine's new answer on screen, as INTERACT does (the summary
-# shows `chunks`; every card, or the cap notice): an edit of the text may not change
-# the chunk count, so the answer must also have come after the edit.
+# Chooses an encoding in the select or edits the size, and waits for the engine's new
+# answer on screen, as INTERACT does (the summary shows `chunks`; every card, or the cap
+# notice), an answer that came after the change (E3's edits of the text: EDITED).
 ENCODING_INTERACT = (
     """async ({ action, value, chunks, capped }) => {
   const q = (s) => document.querySelector(s);
@@ -1580,7 +1584,7 @@ ENCODING_INTERACT = (
     if (capped) return !q("#cap-notice").hidden;
     return list.dataset.rendered === "true" && list.children.length === chunks;
   };
-  const testid = { encoding: "encoding-select", size: "size-input", text: "text-input" }[action];
+  const testid = { encoding: "encoding-select", size: "size-input" }[action];
   const field = q(`[data-testid="${testid}"]`);
   field.value = String(value);
   field.dispatchEvent(new Event(action === "encoding" ? "change" : "input", { bubbles: true }));
@@ -1685,10 +1689,14 @@ def edits(page: Any, run: Run, name: str, text: str, encode: Encode, runs: int) 
         edited = prefix + text[len(prefix) :]
         chunks, capped = window_count(len(encode(edited)), ENCODING_SIZE, ENCODING_OVERLAP)
         page.evaluate(WATCH)
+        browser = page.context.browser
+        browser.start_tracing(page=page, categories=TRACED)
         edit_at_the_start(page, prefix)
         got = page.evaluate(EDITED, {"chunks": chunks, "capped": capped})
+        events = json.loads(browser.stop_tracing())["traceEvents"]
         run.add(f"{name} edit", got["ms"])
         run.add(f"{name} edit longest", got["longest"])
+        run.add(f"{name} edit cpu", longest_task_cpu(events))
         handled = page.workers[0].evaluate(WORKER_ENTRIES)["stages"].get("handle:view")
         if handled is not None:
             run.add(f"{name} edit handle", handled)
@@ -1702,8 +1710,11 @@ def edit_anchor(browser: Any, base: str, run: Run, text: str, runs: int) -> None
     with bare_textarea(browser, base, text) as page:
         for k in range(runs):
             page.evaluate(WATCH)
+            browser.start_tracing(page=page, categories=TRACED)
             edit_at_the_start(page, f"Edit {k}: ")
             run.add("edit anchor longest", settle(page)["longest"])
+            events = json.loads(browser.stop_tracing())["traceEvents"]
+            run.add("edit anchor cpu", longest_task_cpu(events))
         for k in range(runs):
             page.evaluate(WATCH)
             page.evaluate(FILL_TEXT, f"Whole {k}: " + text[len(f"Whole {k}: ") :])
@@ -1814,15 +1825,27 @@ def encoding_rows(run: Run) -> list[Row]:
             against("", "  of which inside the engine's handle() (the text encoded again)",
                     handled, ref, "< 4×", handled < 4 * ref)  # fmt: skip
         longest(f"{name} edit longest")
-        if f"before {name} edit longest" in run.samples:
-            value = m(f"before {name} edit longest")
+        for key, what, target in (
+            (f"before {name} edit longest", "  longest task, before (main's build)", ""),
+            (
+                f"{name} edit cpu",
+                "  the most CPU one main-thread task took (Chromium trace)",
+                "≤ 50 ms",
+            ),
+            (f"before {name} edit cpu", "  the most CPU in a task, before (main's build)", ""),
+        ):
+            if key not in run.samples:
+                continue
+            value = m(key)
+            met = ("yes" if value <= 50 else "no") if target else "–"
             out.append(
-                Row("", "  longest task, before (main's build)", f"{value:,.0f} ms",
-                    "50 ms budget", f"{value / 50:.2f}×", "", "–")
+                Row("", what, f"{value:,.0f} ms", "50 ms budget", f"{value / 50:.2f}×",
+                    target, met)
             )  # fmt: skip
     if "edit anchor longest" in run.samples:
         for key, what in (
             ("edit anchor longest", "plain <textarea>, the same edit: longest task"),
+            ("edit anchor cpu", "plain <textarea>, the same edit: the most CPU in a task"),
             ("edit anchor replaced longest",
              "plain <textarea>, its whole value replaced instead: longest task"),
         ):  # fmt: skip
@@ -1848,7 +1871,26 @@ def encodings_section(runs: int, before: Path | None = None) -> str:
         f" (the machine is shared). Date: {when}. Took {time.monotonic() - began:,.0f} s.\n"
         f"- Text: {run.notes['text']}. Settings: token mode, size {ENCODING_SIZE} (E2: 1000"
         f" and 1100), overlap {ENCODING_OVERLAP}; each page shows its o200k_base result"
-        " before the switch.\n\n" + table(encoding_rows(run)) + "\n"
+        " before the switch.\n"
+        "- E3 edits the megabyte as a person does, at one place: its first eight characters"
+        " selected and retyped as one insertion (one input event); the longest task is"
+        " from that input event until the new summary is on screen. It used to replace the"
+        " box's whole value from a script: that task (310-452 ms) was the browser laying a"
+        " new megabyte out in the text box (245 ms of CPU in style and layout, traced with"
+        " bench/trace_typing.py --scenario edit), which a plain textarea given the same"
+        " replacement shows too (its last line below) and a person typing never causes."
+        " Each edit is traced: the most CPU one main-thread task took is the thread's own"
+        " time, which the load of a shared machine does not stretch as it does the Long"
+        " Tasks API's wall time."
+        + (
+            f" Each encoding's edits are followed by the same edits on a page of main's build"
+            f" (`--before {before}`)."
+            if before is not None
+            else ""
+        )
+        + "\n\n"
+        + table(encoding_rows(run))
+        + "\n"
     )
 
 
