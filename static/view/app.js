@@ -17,7 +17,7 @@ import { renderCapNotice } from "./cap-notice.js";
 import { CardRenderer } from "./cards.js";
 import { mountCentre } from "./centre.js";
 import { buildControls, customRatioHint, showSettings, showUnit } from "./controls.js";
-import { saveFile, textWithCode, yieldTask } from "./dom.js";
+import { saveFile, textWithCode } from "./dom.js";
 import { EncodingInfo } from "./encodings.js";
 import { mountFit } from "./fit.js";
 import { mountFileOpen } from "./file-open.js";
@@ -56,11 +56,6 @@ await new Promise((resolve) => {
 // before the worker starts on a megabyte.
 const DEBOUNCE_MS = 150;
 const FIELD_DELAY_MS = 0;
-// A keystroke in the text box is the browser's own long task at a megabyte (the box's
-// text laid out again, the caret moved: traced, 20-30 ms of CPU in a plain textarea
-// too). The call (the box's text read, a megabyte posted to the worker) goes in the
-// task right after it, not in it, so the two are never one task.
-const NEXT_TASK = -1;
 // A refusal that lands while a number is being typed in a setting waits for a pause
 // this long (or for the field to be left): "5" on the way to "512" is not an error.
 // The last good result stays on screen meanwhile.
@@ -241,10 +236,7 @@ function buildRequest(op) {
 
 let queued = false;
 
-/**
- * Computes after `delay` ms of quiet; with 0, at the end of this task (before the page
- * renders); with NEXT_TASK, in a task of its own right after this one.
- */
+/** Computes after `delay` ms of quiet; with 0, at the end of this task (before the page renders). */
 function schedule(delay = DEBOUNCE_MS) {
   clearTimeout(timer);
   if (delay > 0) {
@@ -253,12 +245,10 @@ function schedule(delay = DEBOUNCE_MS) {
   }
   if (queued) return; // several edits in one task: one call
   queued = true;
-  const run = () => {
+  queueMicrotask(() => {
     queued = false;
     compute();
-  };
-  if (delay === NEXT_TASK) yieldTask().then(run);
-  else queueMicrotask(run);
+  });
 }
 
 /** Asks the engine; an engine failure is the status line's to show (onOutcome). */
@@ -532,7 +522,7 @@ ui.text.addEventListener("input", (event) => {
   textStore.save(ui.text.value);
   // A keystroke is computed at once; a paste or a drop (a megabyte, maybe) after the pause.
   const pasted = event.inputType === "insertFromPaste" || event.inputType === "insertFromDrop";
-  schedule(pasted ? DEBOUNCE_MS : NEXT_TASK);
+  schedule(pasted ? DEBOUNCE_MS : 0);
 });
 
 // A paste (or drop) over the byte limit is refused before the text box holds it.

@@ -132,41 +132,6 @@ def test_live_counts_follow_the_text_and_show_tokens_in_token_mode(app: Any) -> 
     expect(app.get_by_test_id("count-words")).to_have_attribute("data-value", "4")
 
 
-# A keystroke in the text box, made when the engine is idle: the status line as the
-# keystroke's own task leaves it (its microtasks run, no other task can come between),
-# then once a later task has run. The engine client marks the status busy the moment a
-# call is posted.
-KEYSTROKE_TASK = """async () => {
-  const box = document.querySelector('[data-testid="text-input"]');
-  const status = document.querySelector('[data-testid="status"]');
-  const later = () => new Promise((resolve) => setTimeout(resolve, 20));
-  while (status.dataset.state !== "ready") await later();
-  const states = [];
-  new MutationObserver(() => states.push(status.dataset.state))
-    .observe(status, { attributes: true, attributeFilter: ["data-state"] });
-  box.setRangeText("!", box.value.length, box.value.length, "end");
-  box.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertText", data: "!" }));
-  for (let i = 0; i < 20; i += 1) await Promise.resolve();
-  const inItsTask = status.dataset.state;
-  for (let i = 0; i < 500 && !states.includes("busy"); i += 1) await later();
-  return { inItsTask, later: states.includes("busy") };
-}"""
-
-
-def test_a_keystroke_in_the_text_box_is_sent_to_the_engine_from_the_task_after_its_own(
-    app: Any,
-) -> None:
-    # At a megabyte the browser's own work for a keystroke is a long task already: the
-    # call (the text read, posted to the worker) must not be added to it.
-    configure(app, text=TEN_WORDS, unit="word", size="4", overlap="1")
-    expect(app.get_by_test_id("count-chars")).to_have_attribute("data-value", str(len(TEN_WORDS)))
-    seen = app.evaluate(KEYSTROKE_TASK)
-    assert seen == {"inItsTask": "ready", "later": True}
-    expect(app.get_by_test_id("count-chars")).to_have_attribute(
-        "data-value", str(len(TEN_WORDS) + 1)
-    )
-
-
 def test_overlap_as_percent_shows_the_whole_units_it_becomes(app: Any) -> None:
     configure(app, text=TEN_WORDS, unit="word", size="10", overlap="25", percent=True)
     expected = native(
