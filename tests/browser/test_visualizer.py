@@ -119,6 +119,9 @@ def test_live_counts_follow_the_text_and_show_tokens_in_token_mode(app: Any) -> 
     expect(app.get_by_test_id("count-chars")).to_have_attribute("data-value", str(counts["chars"]))
     expect(app.get_by_test_id("count-words")).to_have_attribute("data-value", str(counts["words"]))
     expect(app.get_by_test_id("count-tokens")).to_be_hidden()
+    # The box is never searched for a scroll anchor (a keystroke into a megabyte did so).
+    box = app.get_by_test_id("text-input")
+    assert box.evaluate("el => getComputedStyle(el).overflowAnchor") == "none"
 
     configure(app, unit="token")
     expect(app.get_by_test_id("count-tokens")).to_be_visible()
