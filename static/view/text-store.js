@@ -92,6 +92,8 @@ export class TextStore {
     this.timer = 0;
     /** @type {{text: string, at: number} | null} the text waiting to be written, and when it was typed */
     this.pending = null;
+    /** @type {{text: string, at: number} | null} the text being written, until IndexedDB has it */
+    this.writing = null;
     this.reported = false;
   }
 
@@ -179,16 +181,22 @@ export class TextStore {
     const record = this.pending;
     if (record === null) return;
     this.pending = null;
+    this.writing = record; // until the write is done, a hidden page keeps it (flush)
     const written = await this.transact("readwrite", (store) => store.put(record, KEY));
+    if (this.writing === record) this.writing = null;
     const local = this.local();
     if (written !== undefined && unsavedCopy(local?.getItem(PENDING) ?? null)?.at === record.at) {
       local.removeItem(PENDING);
     }
   }
 
-  /** The page is being hidden: a text not yet written goes to localStorage at once. */
+  /**
+   * The page is being hidden: a text not yet written goes to localStorage at once,
+   * the one waiting for its pause or, when none is, the one still being written (its
+   * write may never finish once the page is gone).
+   */
   flush() {
-    const record = this.pending;
+    const record = this.pending ?? this.writing;
     if (record === null) return;
     try {
       this.local()?.setItem(PENDING, JSON.stringify(record));
@@ -202,6 +210,7 @@ export class TextStore {
   clear() {
     clearTimeout(this.timer);
     this.pending = null;
+    this.writing = null;
     try {
       this.local()?.removeItem(PENDING);
     } catch {}

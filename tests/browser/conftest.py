@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import BOOT_TIMEOUT_MS, first_visit, open_ready, reset_page
+from helpers import BOOT_TIMEOUT_MS, WORKER_SPY, first_visit, open_ready, reset_page
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "dist"
@@ -271,9 +271,13 @@ def fresh_app(page: Any, site_url: str) -> Any:
 def shared_page(browser: Any, site_url: str) -> Iterator[Shared]:
     """One context and page for every ``app`` test of this process, booted once: each
     boot costs about 3 s of CPU (compiling the runtime, restoring the snapshot), and
-    :func:`helpers.reset_page` puts the page back as its first visit showed it."""
+    :func:`helpers.reset_page` puts the page back as its first visit showed it. The
+    page carries :data:`helpers.WORKER_SPY` (it only records, until a test asks it to
+    fail an answer), so a test that reads what reached the worker needs no page of its
+    own: it reads from the count the spy had when it began."""
     context = browser.new_context(**CONTEXT_OPTIONS)
     context.set_default_timeout(BOOT_TIMEOUT_MS)
+    context.add_init_script(WORKER_SPY)
     recorder = Recorder()
     context.on("request", recorder.on_request)
     context.on("weberror", lambda error: recorder.page_error(str(error.error)))

@@ -118,11 +118,22 @@ def test_the_text_comes_back_after_a_reload_and_a_new_tab_and_clear_removes_it(
 
 # A tab whose IndexedDB write never finishes (it was closed first): only the copy it
 # leaves in localStorage when hidden keeps its text.
+# The tab's IndexedDB writes begin but never finish: each put is counted and its
+# request never answers, as when a tab closes with its write still under way.
 HELD_WRITES = """(() => {
+  const held = { puts: 0 };
+  Object.defineProperty(window, "__held", { value: held });
   IDBObjectStore.prototype.put = function () {
-    throw new DOMException("held: the tab closes before its write", "AbortError");
+    held.puts += 1;
+    return { onsuccess: null, onerror: null, result: undefined, error: null };
   };
 })();"""
+
+# Resolves once the page has begun an IndexedDB write (the pause after the edit is over).
+WRITE_BEGUN = """async () => {
+  while (window.__held.puts === 0) await new Promise((resolve) => requestAnimationFrame(resolve));
+  return true;
+}"""
 
 # Resolves once the page's IndexedDB record holds `text` (the write after the pause).
 HELD = """async (text) => {
@@ -149,12 +160,14 @@ def test_the_newest_text_wins_over_a_closed_tabs_unwritten_copy(
     url = f"{site_url}#unit=word&size=4&overlap=1&om=units&price=1"
     tab_b = page
     open_ready(tab_b, url)
-    # Tab A: an edit, then the tab is hidden and closed before its write finished.
+    # Tab A: an edit, then the tab is hidden and closed while its write is under way
+    # (begun after the pause, not finished): the text it was writing is kept.
     tab_a = context.new_page()
     tab_a.add_init_script(HELD_WRITES)
     open_ready(tab_a, url)
     older = "Older words typed in tab A, one two three four five."
     configure(tab_a, text=older)
+    assert tab_a.evaluate(WRITE_BEGUN) is True
     tab_a.evaluate("() => window.dispatchEvent(new PageTransitionEvent('pagehide'))")
     assert older in tab_a.evaluate(STORED)  # its copy, in localStorage
     tab_a.close()

@@ -64,6 +64,17 @@ FIRST_FRAME = """() => {
 }"""
 
 
+# The page as its first frame has it: painted or not, how many boxes are laid out, and
+# whether the settings below the text box and the chunk cards are in it yet.
+SHELL = """() => ({
+  painted: performance.getEntriesByName("first-contentful-paint").length === 1,
+  later: document.querySelectorAll("template[data-later]").length,
+  boxes: [...document.querySelectorAll("body *")].filter((e) => e.getClientRects().length).length,
+  settings: document.querySelectorAll('[data-testid="size-input"]').length,
+  chunks: document.querySelectorAll("#chunks-panel").length,
+})"""
+
+
 def fold_markup(html: str) -> str:
     """The markup inside every outermost <details> of ``html``."""
     parts, depth, began = [], 0, 0
@@ -96,6 +107,11 @@ FORMATS_BEFORE_WORKER = """(() => {
   };
 })();"""
 
+#: What the engine's worker fetches as it boots, besides the engine's wheels (its
+#: modules are fetched for it by the page).
+BOOT_FILES = {"pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "site-lock.json"}
+BOOT_FILES |= {"pyodide.snapshot.gz", "snapshot.json"}
+
 # In the engine's worker: when it asked for each file (and how many times), when each
 # answer ended, and when its runtime stage ended.
 WORKER_TIMELINE = """() => {
@@ -116,8 +132,30 @@ def test_the_first_frame_is_drawn_before_the_page_loads_its_own_modules(
     page: Any, session: Any, site_url: str
 ) -> None:
     page.add_init_script(FORMATS_BEFORE_WORKER)
-    page.goto(site_url)
+    # The first frame needs no module: with start.js held, the shell (the header, the
+    # text box, the summary) is drawn and the text box takes typing; the rest of the
+    # page waits in templates, so that frame neither lays it out nor scans its fields.
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        held.append(route)
+
+    page.route("**/static/start.js", hold)
+    page.goto(site_url, wait_until="domcontentloaded")
+    box = page.get_by_test_id("text-input")
+    box.fill("one two three four")
+    expect(page.get_by_test_id("summary-chunks")).to_be_visible()
+    expect(page.get_by_test_id("status")).to_have_attribute("data-state", "loading")
+    shell = page.evaluate(SHELL)
+    assert held and shell["painted"] and shell["later"] > 0, shell
+    assert shell["settings"] == shell["chunks"] == 0 and shell["boxes"] < 100, shell
+    for route in held:
+        route.continue_()
     wait_until_ready(page)
+    # Then all of it is back, and what was typed meanwhile is the text the engine counts.
+    expect(page.get_by_test_id("count-words")).to_have_attribute("data-value", "4")
+    expect(box).to_have_value("one two three four")
+    assert page.locator("template[data-later]").count() == 0
     # The worker starts before the page makes any number format (they are made when
     # first used, not when format.js, which the engine client imports, is evaluated).
     assert page.evaluate("() => window.__startOrder.atWorker") == 0
@@ -131,6 +169,15 @@ def test_the_first_frame_is_drawn_before_the_page_loads_its_own_modules(
     # (compiled as it downloads) and the site lock are each fetched once.
     assert worker["asked"]["pyodide.snapshot.gz"] < worker["ended"]["snapshot.json"], worker
     assert worker["times"]["pyodide.asm.wasm"] == worker["times"]["site-lock.json"] == 1, worker
+    # The runtime's wasm and library (the last to arrive otherwise) are asked for first,
+    # each once: Pyodide is handed those answers, it does not ask again.
+    firsts = [worker["asked"][name] for name in ("pyodide.asm.wasm", "python_stdlib.zip")]
+    assert max(firsts) <= worker["asked"]["pyodide.snapshot.gz"], worker
+    assert worker["times"]["python_stdlib.zip"] == 1, worker
+    # It asks for nothing else before its runtime is up: the runtime's files, the
+    # snapshot, the lock and the engine's wheels, each once.
+    booted = {name for name, at in worker["asked"].items() if at < worker["runtimeEnded"]}
+    assert booted == BOOT_FILES | set(wheels), sorted(booted)
     seen = page.evaluate(FIRST_FRAME)
     assert seen["paint"] is not None, seen
     # The engine starts while the page is parsed; the page's modules wait for the frame.

@@ -275,6 +275,18 @@ def test_the_page_refers_only_to_its_own_files(built_site: Path) -> None:
         )
 
 
+def test_the_site_ships_only_the_wheels_the_worker_installs(built_site: Path) -> None:
+    """The engine's wheels (at start-up) and one per vocabulary (when an encoding first
+    needs it): nothing that only weighs on the build, the precache and the snapshot."""
+    from pyapp.facts import page_facts
+
+    lock = json.loads((built_site / "packages" / build.SITE_LOCK).read_text())["packages"]
+    vocabularies = [e["vocabulary"] for e in page_facts()["encodings"] if e.get("vocabulary")]
+    installed = [*build.ENGINE_PACKAGES, *(v["site_package"] for v in vocabularies)]
+    shipped = {path.name for path in (built_site / "packages").glob("*.whl")}
+    assert shipped == {lock[name]["file_name"] for name in installed}
+
+
 def test_every_module_of_the_page_is_preloaded(built_site: Path) -> None:
     html = (built_site / "index.html").read_text()
     preloaded = set(re.findall(r'<link rel="modulepreload" href="([^"]+)"', html))
@@ -287,7 +299,6 @@ def test_every_module_of_the_page_is_preloaded(built_site: Path) -> None:
     # The workers' own modules load in the workers, not into the page's module map.
     worker_only = {
         "static/engine/worker.js",
-        "static/engine/snapshot-links.js",
         "static/engine/wheel-files.js",
         build.ENGINE_WHEELS,
         "static/engine/embed-worker.js",

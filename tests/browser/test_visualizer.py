@@ -15,7 +15,6 @@ from urllib.parse import parse_qs, urlsplit
 
 from helpers import (
     BOOT_TIMEOUT_MS,
-    WORKER_SPY,
     configure,
     error_slot,
     expect_figure,
@@ -413,12 +412,11 @@ def test_a_number_being_typed_flashes_no_error_and_a_pause_or_leaving_the_field_
 
 
 def test_text_over_one_million_bytes_is_refused_in_the_page_with_its_size_and_the_limit(
-    page: Any, site_url: str
+    app: Any,
 ) -> None:
-    page.add_init_script(WORKER_SPY)
-    app = open_ready(page, site_url)
     configure(app, text=TEN_WORDS, unit="word", size="4", overlap="1")
     expect_figure(app, "summary-chunks", "3", "3")
+    mark = app.evaluate("() => window.__spy.posted.length")  # the shared page's spy
     big = "é" * 500_001  # 1,000,002 bytes of UTF-8, 500,001 code points
     app.get_by_test_id("text-input").fill(big)
     error = error_slot(app, "text")
@@ -426,7 +424,8 @@ def test_text_over_one_million_bytes_is_refused_in_the_page_with_its_size_and_th
     expect(error).to_contain_text("1,000,002 bytes")
     expect(error).to_contain_text("1,000,000")
     # Refused before it crossed: no request carried the text to the worker.
-    assert max(app.evaluate("() => window.__spy.posted")) < len(big)
+    posted = app.evaluate("(mark) => window.__spy.posted.slice(mark)", mark)
+    assert max(posted, default=0) < len(big), posted
     expect_figure(app, "summary-chunks", "3", "3")
     # The live counts under the text box are the new text's, not the last good one's:
     # bytes and code points as the page measured them, words left to the engine.
@@ -558,11 +557,12 @@ SCREEN_TEXT = (
 )
 
 
-def test_screenshots_at_desktop_and_phone_width(page: Any, site_url: str) -> None:
+def test_screenshots_at_desktop_and_phone_width(app: Any) -> None:
     """The whole page, then the chunk view and the planning panels, saved to look at,
-    at each of SCREENS: one page, resized and recoloured as a person's browser would."""
-    open_ready(page, f"{site_url}#unit=char&size=60&overlap=15&om=units&price=1")
-    configure(page, text=SCREEN_TEXT)
+    at each of SCREENS: one page, resized and recoloured as a person's browser would
+    (then put back as it was, for the next test on the shared page)."""
+    page = app
+    configure(page, text=SCREEN_TEXT, unit="char", size=60, overlap=15, price="1")
     expected = native("chunk", text=SCREEN_TEXT, unit="char", size=60, overlap=15)
     assert expected["boundaries"]["cut"] > 0, "the text must cut a sentence to show the marks"
     expect(page.get_by_test_id("chunk")).to_have_count(len(expected["chunks"]), timeout=20_000)
@@ -586,6 +586,17 @@ def test_screenshots_at_desktop_and_phone_width(page: Any, site_url: str) -> Non
     assert folded == [], f"folds a person sees closed: {folded}"
     expect(page.get_by_test_id("sweep-table").locator("tbody tr").first).to_be_visible()
     RESULTS.mkdir(exist_ok=True)
+    try:
+        save_screens(page)
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.emulate_media(color_scheme="light")
+        page.evaluate("document.documentElement.classList.remove('capture-all')")
+
+
+def save_screens(page: Any) -> None:
+    """At each of SCREENS: the page's own colours, nothing scrolling sideways, and
+    the screenshots saved."""
     for width, scheme in SCREENS:
         page.set_viewport_size({"width": width, "height": 900})
         page.emulate_media(color_scheme=scheme)

@@ -15,6 +15,7 @@ import pyapp.planning.fit as fit_module
 from pyapp.core.chunking import chunk_text
 from pyapp.core.params import parse_params
 from pyapp.figures import round_half_up
+from pyapp.models import MODELS
 from pyapp.planning.fit import fit_size
 from pyapp.web.api import handle
 
@@ -83,6 +84,24 @@ def test_the_fit_is_the_largest_size_with_no_chunk_over_as_chunking_at_each_size
     assert fit["tried"] == fit["limit"] - size + 1
     assert "so a fixed size cannot guarantee the fit" in fit["note"]
     assert f"Size {size:,} is the largest" in fit["note"]
+
+
+@pytest.mark.parametrize("model", list(MODELS))
+def test_every_presets_fit_leaves_no_chunk_over_its_limit(model: str) -> None:
+    """At a small typed limit (so the fit has work on a small text), and at the
+    preset's own limit where this text is longer than it. The page shows this answer
+    (tests/browser/test_models.py takes it for one preset of each encoding)."""
+    fields = {"model": model, "max_tokens": 12, "overlap": 1}
+    assert over(MIXED, size=12, **fields) > 0  # size 12 is over 12 less the specials
+    fit = answer("fit", text=MIXED, unit="token", size=12, **fields)
+    assert fit["size"] is not None and fit["label"].endswith("fits your input limit of 12 tokens")
+    assert over(MIXED, **{**fields, "size": fit["size"]}) == 0
+    limit = MODELS[model].max_tokens.value
+    if MODELS[model].encoding == "bert-base-uncased":  # 256 or 512 tokens: this text is longer
+        assert over(ENGLISH, size=limit + 100, overlap=0, model=model) > 0
+        own = answer("fit", text=ENGLISH, unit="token", size=limit + 100, overlap=0, model=model)
+        assert own["label"].endswith(f"fits {model}'s {limit} tokens"), own["label"]
+        assert over(ENGLISH, size=own["size"], overlap=0, model=model) == 0
 
 
 def test_a_percentage_overlap_is_taken_of_the_fitted_size() -> None:
