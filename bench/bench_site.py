@@ -1569,15 +1569,10 @@ def keystroke_section(runs: int, before: Path | None) -> str:
 # The first switch to each encoding whose vocabulary is a wheel of its own, later
 # recomputes, and edits of the text, against the native reference libraries (section E).
 
-# Chooses an encoding in the select or edits the size, and waits for the engine's new
-# answer on screen, as INTERACT does (the summary shows `chunks`; every card, or the cap
-# notice), an answer that came after the change (E3's edits of the text: EDITED).
-ENCODING_INTERACT = (
-    """async ({ action, value, chunks, capped }) => {
-  const q = (s) => document.querySelector(s);
-  const answer = () => performance.getEntriesByName("engine:answer:view").at(-1)?.startTime ?? -1;
-  const began = performance.now();
-  const done = () => {
+# `done()`: the engine's answer that came after `began` is on screen (the summary shows
+# `chunks`; every card, or the cap notice). Needs `q`, `answer`, `began`, `chunks` and
+# `capped` in scope; shared by ENCODING_INTERACT and EDITED.
+ANSWER_ON_SCREEN = """  const done = () => {
     const figure = q('[data-testid="summary-chunks"]');
     const list = q("#chunk-list");
     if (answer() < began) return false;
@@ -1586,7 +1581,19 @@ ENCODING_INTERACT = (
     if (capped) return !q("#cap-notice").hidden;
     return list.dataset.rendered === "true" && list.children.length === chunks;
   };
-  const testid = { encoding: "encoding-select", size: "size-input" }[action];
+"""
+
+# Chooses an encoding in the select or edits the size, and waits for the engine's new
+# answer on screen, as INTERACT does (the summary shows `chunks`; every card, or the cap
+# notice), an answer that came after the change (E3's edits of the text: EDITED).
+ENCODING_INTERACT = (
+    """async ({ action, value, chunks, capped }) => {
+  const q = (s) => document.querySelector(s);
+  const answer = () => performance.getEntriesByName("engine:answer:view").at(-1)?.startTime ?? -1;
+  const began = performance.now();
+"""
+    + ANSWER_ON_SCREEN
+    + """  const testid = { encoding: "encoding-select", size: "size-input" }[action];
   const field = q(`[data-testid="${testid}"]`);
   field.value = String(value);
   field.dispatchEvent(new Event(action === "encoding" ? "change" : "input", { bubbles: true }));
@@ -1658,16 +1665,8 @@ EDITED = (
   const q = (s) => document.querySelector(s);
   const answer = () => performance.getEntriesByName("engine:answer:view").at(-1)?.startTime ?? -1;
   const began = window.__bench.inputs.at(-1);
-  const done = () => {
-    const figure = q('[data-testid="summary-chunks"]');
-    const list = q("#chunk-list");
-    if (answer() < began) return false;
-    if (!figure || figure.dataset.value !== String(chunks)) return false;
-    if (q('[data-testid="status"]').dataset.state !== "ready") return false;
-    if (capped) return !q("#cap-notice").hidden;
-    return list.dataset.rendered === "true" && list.children.length === chunks;
-  };
 """
+    + ANSWER_ON_SCREEN
     + UNTIL_DONE
     + """  return { ms: ended - began, longest, answered: answer() - began };
 }"""
