@@ -4,7 +4,9 @@
 // its code points two or more chunks hold. This module only draws that, with
 // createElementNS (no innerHTML), in the page's one palette: a bar takes its chunk's
 // tint (the two tints alternate, as in the text view and the cards) and the share
-// it holds twice or more is the overlap's striped amber, from the bottom up.
+// it holds twice or more is the overlap's striped amber, from the bottom up. The
+// bars are one path per tint and the overlap one more, so the strip is a handful of
+// elements whether the text is in seven chunks or in 188,000.
 //
 // One Tab stop: the strip is a slider. ← and → move to the next bar that leads to
 // another chunk, Home and End to the ends, Page Up and Page Down a tenth of the way;
@@ -16,6 +18,9 @@ import * as fmt from "./format.js";
 
 const HEIGHT = 40; // the drawing's height in its own units (CSS sets the pixels)
 let patterns = 0; // one id per strip drawn, for its stripes
+
+/** The tint of a bar leading to `chunk`: the two tints alternate, as in the text view and the cards. */
+const tintOf = (chunk) => (chunk < 0 ? "bar-none" : chunk % 2 ? "bar-b" : "bar-a");
 
 /** The largest i with sorted[i] <= value (0 if none). */
 function columnOf(sorted, value) {
@@ -103,17 +108,28 @@ export class OverviewStrip {
       svg("rect", { class: "overlap-stripe", x: 0, y: 0, width: 2, height: 6 }));
     const defs = svg("defs");
     defs.append(pattern);
-    const bars = svg("g", { class: "bars" });
+    // The bars: one path per tint, a rectangle for each run of bars of that tint, so
+    // the strip is a handful of elements however many bars it has (a rect per bar was
+    // thousands of elements to create, style and lay out again at every answer).
+    const runs = { "bar-a": "", "bar-b": "", "bar-none": "" };
     let shared = "";
+    for (let c = 0; c < columns; ) {
+      const tint = tintOf(strip.chunk[c]);
+      let end = c + 1;
+      while (end < columns && tintOf(strip.chunk[end]) === tint) end += 1;
+      runs[tint] += `M${c} 0h${end - c}V${HEIGHT}h${c - end}Z`;
+      c = end;
+    }
     for (let c = 0; c < columns; c += 1) {
-      const chunk = strip.chunk[c];
-      const tint = chunk < 0 ? "bar-none" : chunk % 2 ? "bar-b" : "bar-a";
-      bars.append(svg("rect", { class: `bar ${tint}`, "data-testid": "overview-bar", "data-column": c, x: c, y: 0, width: 1, height: HEIGHT }));
       const held = strip.shared[c];
       if (held > 0) {
         const h = (HEIGHT * held) / (strip.to[c] - strip.from[c]);
         shared += `M${c} ${HEIGHT - h}h1V${HEIGHT}h-1Z`;
       }
+    }
+    const bars = svg("g", { class: "bars" });
+    for (const [tint, d] of Object.entries(runs)) {
+      if (d) bars.append(svg("path", { class: `bar ${tint}`, "data-testid": "overview-bars", "data-tint": tint, d }));
     }
     const overlap = svg("path", { class: "shared", "data-testid": "overview-shared", d: shared || "M0 0", fill: `url(#${id})` });
     this.pointed = svg("rect", { class: "pointed", "data-testid": "overview-pointed", y: 0, height: HEIGHT, x: 0, width: 0, visibility: "hidden" });

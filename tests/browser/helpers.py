@@ -263,3 +263,24 @@ RECORD_POSTS = """async () => {
     post(message, transfer);
   };
 }"""
+
+
+# The overview strip's bars: one path per tint, each a rectangle `M{x} 0h{n}V..h-{n}Z`
+# per run of bars of that tint.
+STRIP_RUN = re.compile(r"M(\d+) 0h(\d+)V")
+
+
+def strip_tints(overview: Any) -> list[str]:
+    """The tint of every bar of the overview strip, from the left, read off its paths
+    (a bar drawn twice or not at all is a gap or a double here, and fails the test)."""
+    paths = overview.get_by_test_id("overview-bars").evaluate_all(
+        "els => els.map(e => [e.dataset.tint, e.getAttribute('d')])"
+    )
+    tints: dict[int, str] = {}
+    for tint, d in paths:
+        for start, width in STRIP_RUN.findall(d):
+            for column in range(int(start), int(start) + int(width)):
+                assert column not in tints, f"bar {column} is drawn twice"
+                tints[column] = tint
+    assert sorted(tints) == list(range(len(tints))), "the bars leave a gap"
+    return [tints[c] for c in range(len(tints))]

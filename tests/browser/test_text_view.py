@@ -342,9 +342,16 @@ def test_a_megabyte_in_a_hundred_thousand_chunks_is_drawn_only_near_the_view(app
     assert drawn[0][0] == 0
     assert all(text[a:b] == shown for a, b, _, shown in drawn)
 
+    # The strip is a handful of elements however many bars and chunks it draws (a
+    # path per tint), not an element per bar to create, style and lay out at each answer.
+    overview = app.get_by_test_id("overview")
+    expect(overview).to_have_attribute("data-chunks", str(expected), timeout=WAIT_MS)
+    columns = int(overview.get_attribute("data-columns") or "0")
+    assert columns > 100
+    assert overview.locator("svg *").count() < 20 < columns
+
     # Dragged to the middle, the view draws the middle, and the strip's frame follows.
     view.evaluate("el => { el.scrollTop = el.scrollHeight / 2; }")
-    overview = app.get_by_test_id("overview")
     in_middle = re.compile(r"^[3-6]\d{5}$")
     expect(view).to_have_attribute("data-visible-start", in_middle, timeout=WAIT_MS)
     expect(view).to_have_attribute("data-rendered", "true", timeout=WAIT_MS)
