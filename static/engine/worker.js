@@ -510,10 +510,24 @@ async function answerWithVocabularies(call) {
     const encoding = vocabularyLacked(response);
     if (encoding === null || tried.has(encoding)) return response;
     tried.add(encoding);
-    const failure = RANKED.has(encoding) ? await installLaterWheels() : await loadVocabulary(encoding);
+    const failure = RANKED.has(encoding) ? await installRanks(encoding) : await loadVocabulary(encoding);
     if (call.dropped) return null; // the page dropped it meanwhile
     if (failure !== null) return vocabularyRefusal(call.request, encoding, failure);
   }
+}
+
+/**
+ * installLaterWheels() for a call that waits for `encoding`'s ranks, said to the page
+ * as a vocabulary's loading is (a page opened cold from a token-mode link would show
+ * only "Computing…" while the 2.5 MB wheel comes); resolves as installLaterWheels.
+ * @param {string} encoding
+ * @returns {Promise<string | null>}
+ */
+async function installRanks(encoding) {
+  post({ type: "vocabulary", encoding, state: "loading" });
+  const failure = await installLaterWheels();
+  post(failure === null ? { type: "vocabulary", encoding, state: "ready" } : { type: "vocabulary", encoding, state: "failed", message: failure });
+  return failure;
 }
 
 /**

@@ -20,6 +20,11 @@ const STEPS = {
   loading: (name, bytes) => `Loading the ${family(name)} vocabulary, 1 of 2: fetching ${bytes} from this site…`,
   reading: (name) => `Loading the ${family(name)} vocabulary, 2 of 2: reading it…`,
 };
+// An encoding whose ranks come with the tokenizer's own wheel (fetched once the page
+// is ready, for every such encoding at once): one step.
+const RANK_STEPS = {
+  loading: (name) => `Loading the ${family(name)} ranks from this site…`,
+};
 
 export class EncodingInfo {
   /** @param {{licence: HTMLElement, status: HTMLElement}} nodes */
@@ -54,7 +59,8 @@ export class EncodingInfo {
   render() {
     const name = this.encoding;
     const state = this.states.get(name)?.state ?? null;
-    const step = STEPS[state];
+    const vocabulary = ENCODINGS.get(name)?.vocabulary;
+    const step = (vocabulary ? STEPS : RANK_STEPS)[state];
     this.status.dataset.state = state ?? "";
     this.status.dataset.encoding = name ?? "";
     if (!step) {
@@ -62,8 +68,7 @@ export class EncodingInfo {
       this.licence.classList.remove("is-covered");
       return;
     }
-    const bytes = ENCODINGS.get(name)?.vocabulary?.bytes;
-    this.status.textContent = step(name, fmt.byteSize(bytes));
+    this.status.textContent = step(name, vocabulary ? fmt.byteSize(vocabulary.bytes) : "");
     this.status.hidden = false;
     this.licence.classList.add("is-covered"); // keeps its space: the form below stays put
   }

@@ -311,6 +311,11 @@ def test_the_page_is_ready_before_the_tokenizer_ranks_arrive_and_a_token_link_wa
         page.wait_for_selector(f'[data-testid="status"]:is({started})')
     assert len(held) == 1, [route.request.url for route in held]
     expect(page.get_by_test_id("status")).to_have_attribute("data-state", "busy")
+    # The page says what the answer waits for, not only "Computing…".
+    waiting = page.get_by_test_id("vocabulary-status")
+    expect(waiting).to_have_attribute("data-state", "loading")
+    expect(waiting).to_have_attribute("data-encoding", "o200k_base")
+    expect(waiting).to_have_text("Loading the o200k_base ranks from this site…")
     held.pop().continue_()
     text = page.get_by_test_id("text-input").input_value()
     assert text.strip(), "the page opened without a text to count"
@@ -322,3 +327,5 @@ def test_the_page_is_ready_before_the_tokenizer_ranks_arrive_and_a_token_link_wa
         "data-value", str(expected["summary"]["chunks"])
     )
     expect(error_slot(page, "encoding")).to_be_hidden()
+    expect(waiting).to_be_hidden()
+    expect(waiting).to_have_attribute("data-state", "ready")
