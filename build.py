@@ -1455,9 +1455,34 @@ def test(pytest_args: list[str]) -> int:
 # ---- bench --------------------------------------------------------------------
 
 
+def ensure_documents() -> None:
+    """The benchmarks' real texts (bench/documents.py: the Debian Reference in English,
+    Chinese and Japanese): installed from Debian when missing, as Chromium is; else
+    refused in one line, since without them the real-text rows would be left out."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import documents
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    if documents.real_documents():
+        return
+    if debian_root():
+        say(f"the benchmark's real texts are not installed: {documents.INSTALL}")
+        apt_install(list(documents.PACKAGES))
+        if documents.real_documents():
+            return
+    print(
+        "build.py: bench: the real texts the benchmark reads are not installed"
+        f" (Debian/Ubuntu: `sudo {documents.INSTALL}`).",
+        file=sys.stderr,
+    )
+    raise SystemExit(2)
+
+
 def bench(bench_args: list[str]) -> int:
     install_test_tools()
     chromium = ensure_chromium()
+    ensure_documents()
     build()
     env = {**os.environ, "CHROMIUM": chromium}
     # First the speeds the tests do not assert (a few seconds), then the site's rows.

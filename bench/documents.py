@@ -18,11 +18,13 @@ from pathlib import Path
 from typing import Final
 
 SOURCE: Final = "Debian Reference 2.100 (GPL-2+), packages debian-reference-en/-zh-cn/-ja"
-INSTALL: Final = "apt-get install -y debian-reference-en debian-reference-zh-cn debian-reference-ja"
 LIMIT: Final = 1_000_000
 
 #: name -> the package's language suffix.
 LANGUAGES: Final = {"English": "en", "Chinese": "zh-cn", "Japanese": "ja"}
+#: The Debian packages that install them (``python build.py bench`` installs them).
+PACKAGES: Final = tuple(f"debian-reference-{lang}" for lang in LANGUAGES.values())
+INSTALL: Final = "apt-get install -y " + " ".join(PACKAGES)
 
 _DIR: Final = Path("/usr/share/debian-reference")
 
