@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from itertools import accumulate
+from itertools import accumulate, chain, repeat
 from typing import Final
 
 from ._normalize import normalizer
@@ -44,6 +44,20 @@ UNK: Final = "[UNK]"
 PREFIX: Final = "##"
 
 _MEMO_MAX: Final = 1 << 17
+_CODE_POINTS: Final = 0x110000
+#: A code point's kind in ``WordPiece._kind`` (0: its own normalized text).
+_SPECIAL: Final = 1
+_PLAIN_PAD: Final = 2
+#: The kinds a character is learnt for, in a text translated by ``WordPiece._kind``.
+_LOOKED_AT: Final = re.compile(f"[{chr(_SPECIAL)}{chr(_PLAIN_PAD)}]")
+
+
+def _flags(ranges: RangeSet) -> bytes:
+    """One byte per code point: 1 in ``ranges``, else 0."""
+    out = bytearray(_CODE_POINTS)
+    for start, end in ranges.ranges():
+        out[start:end] = b"\x01" * (end - start)
+    return bytes(out)
 
 
 def read_vocab(data: bytes) -> dict[str, int]:
@@ -98,24 +112,46 @@ class WordPiece:
             int(code, 16): "".join(chr(int(x, 16)) for x in parts.split())
             for code, parts in bert["lower"].items()
         }
-        self._whitespace = RangeSet(bert["whitespace"])
-        self._punctuation = RangeSet(bert["punctuation"])
         self._norm = normalizer()
         # Code points any stage changes (or that are marks): every other one is its
         # own normalized text, and is learnt with one bisection.
         special: set[int] = set()
-        for key in ("drop", "space", "pad", "strip"):
+        for key in ("drop", "space", "strip"):
             for start, end in bert[key]:
                 special.update(range(start, end))
         special.update(self._lower)
         special.update(self._norm.decomposable())
         special.update(self._norm.marks())
+        pad: set[int] = set()
+        for start, end in bert["pad"]:
+            pad.update(range(start, end))
+        # A padded character no other stage changes, nor a mark: its text is itself
+        # between two spaces (which no stage changes either), with no surviving mark.
+        plain_pad = pad - special if self._alone_of(ord(" ")) == " " else set()
+        special |= pad
         self._special = RangeSet(code_ranges(special))
-        # Per original character: its normalized text alone; whether it brings a mark
-        # that survives stripping (then marks of neighbours may reorder around it).
-        self._alone: dict[int, str] = {}
-        self._survivor: set[int] = set()
-        self._codes: dict[int, int] = {}
+        # The same sets as a table indexed by code point (one byte each, the whole of
+        # Unicode; _PLAIN_PAD, _SPECIAL or 0): a text of many distinct characters
+        # learns each with one index, not a bisection in a method call.
+        kinds = bytearray(_flags(self._special))
+        for start, end in code_ranges(plain_pad):
+            kinds[start:end] = bytes([_PLAIN_PAD]) * (end - start)
+        self._kind = bytes(kinds)
+        # The pre-tokenizer's class of every code point, for str.translate: w
+        # (whitespace), p (punctuation), o (other).
+        word_codes = bytearray(b"o" * _CODE_POINTS)
+        for ranges, letter in ((bert["punctuation"], b"p"), (bert["whitespace"], b"w")):
+            for start, end in ranges:
+                word_codes[start:end] = letter * (end - start)
+        self._word_table = bytes(word_codes)
+        # The characters learnt; of those, the ones normalized to another text (their
+        # code -> it, for str.translate), the length of each normalized to other than
+        # one character, and those bringing a mark that survives stripping (then marks
+        # of neighbours may reorder around it). Any other character is its own text.
+        self._seen: set[str] = set()
+        self._changed: dict[int, str] = {}
+        self._length: dict[str, int] = {}
+        self._survivor_chars: set[str] = set()
         self._words = re.compile("o+|p")
         self._memo: dict[str, list[tuple[int, int]]] = {}
 
@@ -142,31 +178,46 @@ class WordPiece:
         decompose = self._norm.decomposition
         return "".join(decompose(ord(c)) or c for c in self._stage1(code))
 
+    def _alone_of(self, code: int) -> str:
+        """The normalized text of one character alone, stage by stage."""
+        return "".join(self._stage3(d) for d in self._decomposed(code))
+
     def _learn(self, code: int) -> None:
-        if code not in self._special:
-            self._alone[code] = chr(code)
-            return
+        """Learns a character of ``_special``: its normalized text alone, and whether
+        it brings a surviving mark."""
+        char = chr(code)
         decomposed = self._decomposed(code)
         done = [self._stage3(d) for d in decomposed]
-        self._alone[code] = "".join(done)
+        normalized = "".join(done)
+        if normalized != char:
+            self._changed[code] = normalized
+        if len(normalized) != 1:
+            self._length[char] = len(normalized)
         if any(part and combining_class(ord(d)) for d, part in zip(decomposed, done, strict=True)):
-            self._survivor.add(code)
+            self._survivor_chars.add(char)
 
     def normalize(self, text: str) -> tuple[str, _Origin]:
         """``(normalized text, where each of its characters comes from)``."""
-        alone = self._alone
         chars = set(text)
-        for char in chars:
-            if ord(char) not in alone:
-                self._learn(ord(char))
-        table_ = {ord(c): alone[ord(c)] for c in chars}
-        if any(ord(char) in self._survivor for char in chars):
-            return self._normalize_around_survivors(text, table_)
-        normalized = text.translate(table_)
-        if all(len(alone[ord(c)]) == 1 for c in chars):
+        new = chars - self._seen
+        if new:  # only characters some stage changes (or marks) are looked at one by one
+            joined = "".join(new)
+            for match in _LOOKED_AT.finditer(joined.translate(self._kind)):
+                char = joined[match.start()]
+                code = ord(char)
+                if self._kind[code] == _PLAIN_PAD:
+                    self._changed[code] = f" {char} "
+                    self._length[char] = 3
+                else:
+                    self._learn(code)
+            self._seen |= new
+        if not self._survivor_chars.isdisjoint(chars):
+            return self._normalize_around_survivors(text, chars)
+        normalized = text.translate(self._changed)
+        if self._length.keys().isdisjoint(chars):
             return normalized, _Origin()
-        lengths = {c: len(alone[ord(c)]) for c in chars}
-        return normalized, _Origin(cum=list(accumulate((lengths[c] for c in text), initial=0)))
+        counts = map(self._length.get, text, repeat(1))
+        return normalized, _Origin(cum=list(accumulate(counts, initial=0)))
 
     def _breaks_runs(self, code: int) -> bool:
         """Whether this character (after stage 1 and NFD) begins with a starter: marks
@@ -174,12 +225,15 @@ class WordPiece:
         decomposed = self._decomposed(code)
         return bool(decomposed) and not combining_class(ord(decomposed[0]))
 
-    def _normalize_around_survivors(self, text: str, alone: dict[int, str]) -> tuple[str, _Origin]:
-        """Character by character, except the runs of marks around a surviving mark,
-        which are normalized stage by stage (:meth:`_normalize_exactly`)."""
+    def _normalize_around_survivors(self, text: str, chars: set[str]) -> tuple[str, _Origin]:
+        """Character by character (each learnt, its text alone), except the runs of
+        marks around a surviving mark, which are normalized stage by stage
+        (:meth:`_normalize_exactly`)."""
+        survivors = sorted(self._survivor_chars & chars)
         windows: list[tuple[int, int]] = []
-        for index, char in enumerate(text):
-            if ord(char) not in self._survivor or (windows and index < windows[-1][1]):
+        for match in re.finditer("[" + "".join(map(re.escape, survivors)) + "]", text):
+            index = match.start()
+            if windows and index < windows[-1][1]:
                 continue
             lo = index
             while lo > 0 and not self._breaks_runs(ord(text[lo])):
@@ -196,11 +250,12 @@ class WordPiece:
         ends: list[int] = []
         at = 0
         for lo, hi in [*windows, (len(text), len(text))]:
-            for index in range(at, lo):
-                done = alone[ord(text[index])]
-                parts.append(done)
-                starts.extend([index] * len(done))
-                ends.extend([index + 1] * len(done))
+            if at < lo:  # each character's text alone, as many origins as it has characters
+                segment = text[at:lo]
+                parts.append(segment.translate(self._changed))
+                counts = list(map(self._length.get, segment, repeat(1)))
+                starts.extend(chain.from_iterable(map(repeat, range(at, lo), counts)))
+                ends.extend(chain.from_iterable(map(repeat, range(at + 1, lo + 1), counts)))
             if lo < hi:
                 done, origin = self._normalize_exactly(text[lo:hi])
                 parts.append(done)
@@ -245,17 +300,8 @@ class WordPiece:
 
     # ---- pre-tokenizer and model
     def _word_codes(self, normalized: str) -> str:
-        codes = self._codes
-        for char in set(normalized):
-            code = ord(char)
-            if code not in codes:
-                if code in self._whitespace:
-                    codes[code] = ord("w")
-                elif code in self._punctuation:
-                    codes[code] = ord("p")
-                else:
-                    codes[code] = ord("o")
-        return normalized.translate(codes)
+        """``normalized`` with each character replaced by its class: w, p or o."""
+        return normalized.translate(self._word_table)
 
     def _pieces(self, word: str) -> list[tuple[int, int]]:
         """``[(id, characters), ...]`` of one word."""
