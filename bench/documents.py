@@ -51,3 +51,16 @@ def shapes(n_bytes: int = LIMIT) -> dict[str, str]:
         "1 MB of one emoji": "\U0001f99c" * (n_bytes // 4),
         "1 MB of spaces": " " * n_bytes,
     }
+
+
+#: The label of :func:`distinct`'s text.
+DISTINCT: Final = "Distinct code points (1 MB, U+0000 on)"
+
+
+def distinct(n_bytes: int = LIMIT) -> dict[str, str]:
+    """Every Unicode scalar value once, in order from U+0000, cut to ``n_bytes`` bytes
+    (at a character boundary): the opposite of a shape, a text whose every character
+    is new to a tokenizer's memos (rare scripts, symbols, unassigned code points).
+    No target of its own natively; in the page it is held to the 2 s of any 1 MB text."""
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    return {DISTINCT: every.encode()[:n_bytes].decode("utf-8", errors="ignore")}
