@@ -7,9 +7,10 @@ encoding's reference library on the same text in the same run.
 Texts: the real documents of :mod:`documents` (Debian Reference in English, Chinese
 and Japanese), five repetitive shapes of 1,000,000 bytes, each one piece for the
 pre-tokenizers, and a megabyte of distinct code points (every scalar value once,
-from U+0000: each character new to the memos). Per encoding and text: the reference's encode and the pure path's
-encode with every memo empty (a fresh tokenizer each time: the page meets a text
-once, later settings reuse the result), run in turn ``--repeat`` times (which goes
+from U+0000: each character new to the memos). Per encoding and text: the
+reference's encode and the pure path's encode with every memo empty (a fresh
+tokenizer each time: the page meets a text once, later settings reuse the result),
+run in turn ``--repeat`` times (which goes
 first alternates) so that both see the same moments of a shared machine; each the
 median of its runs (the best of a few reads the machine's quietest moment, which one
 side may get and the other not), and the ratio of the medians.
