@@ -267,7 +267,7 @@ def pyodide_rows(only: tuple[str, ...]) -> list[PageRow]:
         names = {}
         for k, (label, text) in enumerate(texts.items()):
             names[f"text{k}"] = label
-            Path(folder, f"text{k}.txt").write_text(text, "utf-8")
+            Path(folder, f"text{k}.txt").write_bytes(text.encode())  # byte for byte
         config = {"encodings": list(only), "repeat": 1}
         Path(folder, "config.json").write_text(json.dumps(config), "utf-8")
         command = ["node", str(ROOT / "bench" / "pyodide_tokenizers.mjs"), str(DIST / "pyodide")]

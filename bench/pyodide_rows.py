@@ -28,7 +28,8 @@ def cpu():
 
 def main():
     config = json.loads(Path("/texts/config.json").read_text("utf-8"))
-    texts = {path.stem: path.read_text("utf-8") for path in sorted(Path("/texts").glob("*.txt"))}
+    # As bytes: read as text, a carriage return would become a line feed.
+    texts = {p.stem: p.read_bytes().decode("utf-8") for p in sorted(Path("/texts").glob("*.txt"))}
     out = {}
     for name in config["encodings"]:
         fresh(name)("warm")  # the vocabulary read and the tables built: not timed
