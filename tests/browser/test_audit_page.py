@@ -278,10 +278,12 @@ def test_the_chosen_model_s_dropped_tail_is_tinted_in_the_cards_and_text_view_fr
                 app.locator(f'[data-testid="chunk"][data-index="{whole["index"]}"]')
             ).not_to_have_attribute("data-model-cut", re.compile(".*"))
         # The text view: the tail of each over-limit chunk, from its cut to its end.
+        # (The text view draws after the cards: as everywhere the engine's work is waited
+        # for, up to WAIT_MS, not Playwright's 5 s, which a loaded machine can exceed.)
         for c in over:
             tail = app.locator(f'[data-testid="segment"][data-dropped-by="{c["index"]}"]')
-            expect(tail.first).to_have_attribute("data-start", str(c["cut"]))
-            expect(tail.last).to_have_attribute("data-end", str(c["char_end"]))
+            expect(tail.first).to_have_attribute("data-start", str(c["cut"]), timeout=WAIT_MS)
+            expect(tail.last).to_have_attribute("data-end", str(c["char_end"]), timeout=WAIT_MS)
             expect(tail.first).to_have_attribute("title", re.compile(f"^{MINILM} never reads"))
     # No model: no tail tinted anywhere.
     app.get_by_test_id("model-select").select_option("")
