@@ -121,8 +121,3 @@ class RangeSet:
 
     def __contains__(self, code: int) -> bool:
         return bisect_right(self._bounds, code) % 2 == 1
-
-    def ranges(self) -> list[tuple[int, int]]:
-        """The ``(start, end)`` ranges, in order."""
-        bounds = self._bounds
-        return list(zip(bounds[::2], bounds[1::2], strict=True))

@@ -52,12 +52,10 @@ _PLAIN_PAD: Final = 2
 _LOOKED_AT: Final = re.compile(f"[{chr(_SPECIAL)}{chr(_PLAIN_PAD)}]")
 
 
-def _flags(ranges: RangeSet) -> bytes:
-    """One byte per code point: 1 in ``ranges``, else 0."""
-    out = bytearray(_CODE_POINTS)
-    for start, end in ranges.ranges():
-        out[start:end] = b"\x01" * (end - start)
-    return bytes(out)
+def _paint(table_: bytearray, ranges: list[list[int]], value: int) -> None:
+    """Sets ``value`` for every code point of ``ranges`` (``[start, end)`` pairs)."""
+    for start, end in ranges:
+        table_[start:end] = bytes([value]) * (end - start)
 
 
 def read_vocab(data: bytes) -> dict[str, int]:
@@ -114,7 +112,7 @@ class WordPiece:
         }
         self._norm = normalizer()
         # Code points any stage changes (or that are marks): every other one is its
-        # own normalized text, and is learnt with one bisection.
+        # own normalized text.
         special: set[int] = set()
         for key in ("drop", "space", "strip"):
             for start, end in bert[key]:
@@ -128,21 +126,18 @@ class WordPiece:
         # A padded character no other stage changes, nor a mark: its text is itself
         # between two spaces (which no stage changes either), with no surviving mark.
         plain_pad = pad - special if self._alone_of(ord(" ")) == " " else set()
-        special |= pad
-        self._special = RangeSet(code_ranges(special))
         # The same sets as a table indexed by code point (one byte each, the whole of
         # Unicode; _PLAIN_PAD, _SPECIAL or 0): a text of many distinct characters
         # learns each with one index, not a bisection in a method call.
-        kinds = bytearray(_flags(self._special))
-        for start, end in code_ranges(plain_pad):
-            kinds[start:end] = bytes([_PLAIN_PAD]) * (end - start)
+        kinds = bytearray(_CODE_POINTS)
+        _paint(kinds, code_ranges(special | pad), _SPECIAL)
+        _paint(kinds, code_ranges(plain_pad), _PLAIN_PAD)
         self._kind = bytes(kinds)
         # The pre-tokenizer's class of every code point, for str.translate: w
-        # (whitespace), p (punctuation), o (other).
+        # (whitespace, over punctuation), p (punctuation), o (other).
         word_codes = bytearray(b"o" * _CODE_POINTS)
-        for ranges, letter in ((bert["punctuation"], b"p"), (bert["whitespace"], b"w")):
-            for start, end in ranges:
-                word_codes[start:end] = letter * (end - start)
+        _paint(word_codes, bert["punctuation"], ord("p"))
+        _paint(word_codes, bert["whitespace"], ord("w"))
         self._word_table = bytes(word_codes)
         # The characters learnt; of those, the ones normalized to another text (their
         # code -> it, for str.translate), the length of each normalized to other than
@@ -183,7 +178,7 @@ class WordPiece:
         return "".join(self._stage3(d) for d in self._decomposed(code))
 
     def _learn(self, code: int) -> None:
-        """Learns a character of ``_special``: its normalized text alone, and whether
+        """Learns a character some stage changes (or a mark): its normalized text, and whether
         it brings a surviving mark."""
         char = chr(code)
         decomposed = self._decomposed(code)
