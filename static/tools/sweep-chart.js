@@ -309,6 +309,10 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
 
   function render() {
     if (!last) return;
+    // A point that has the keyboard keeps it when the chart is drawn again (a later
+    // answer for the same settings, a metric switched): focus the same point anew.
+    const active = document.activeElement;
+    const held = active instanceof SVGElement && box.contains(active) ? active.closest(".sweep-point") : null;
     const { params, rows, units, sentences } = last;
     const unit = params.unit;
     measuredChoices(rows);
@@ -374,6 +378,10 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
       const target = box.querySelector(`.sweep-point[data-series="${refocus}"][data-current="true"]`);
       if (target) target.focus();
       refocus = null;
+    } else if (held instanceof SVGElement && !held.isConnected) {
+      const { series, size, overlap } = held.dataset;
+      const same = box.querySelector(`.sweep-point[data-series="${series}"][data-size="${size}"][data-overlap="${overlap}"]`);
+      if (same instanceof SVGElement) same.focus();
     }
   }
 

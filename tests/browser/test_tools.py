@@ -417,6 +417,16 @@ def test_a_sweep_point_is_reachable_by_keyboard_and_enter_applies_a_size(app: An
     expect(point).to_be_focused()
     assert point.get_attribute("tabindex") == "0"
     assert "Use this setting" in (point.get_attribute("aria-label") or "")
+    # The chart drawn again while the point has the keyboard (here its metric switched
+    # from a script, so the focus does not move): the same point, drawn anew, keeps it.
+    point.evaluate("(el) => { window.__drawnBefore = el; }")
+    app.get_by_test_id("sweep-metric-inflation").evaluate(
+        "(radio) => { radio.checked = true;"
+        " radio.dispatchEvent(new Event('change', { bubbles: true })); }"
+    )
+    app.wait_for_selector(".sweep-point:focus")
+    assert app.evaluate("() => !window.__drawnBefore.isConnected"), "the chart was not drawn again"
+    expect(point).to_be_focused()
     app.keyboard.press("Enter")
     expect(app.get_by_test_id("size-input")).to_have_value(str(target["size"]))
     expect(app.get_by_test_id("overlap-input")).to_have_value(str(target["overlap"]))
