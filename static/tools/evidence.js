@@ -705,7 +705,9 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
       const request = { op: "evidence", ...settingOf(view), text: textOf(), top_k: DEFAULT_K, evidence_jsonl: jsonl };
       const response = await call(PURPOSE.evidence, request);
       if (response === null) {
-        say(ui.loadNote, `Reading ${source} was interrupted: try again.`, "warning");
+        // An edit or a setting sent a newer view, which drops this call: the lines are
+        // read again, against the text as the box holds it then (never lost to a keystroke).
+        load(jsonl, source);
         return;
       }
       if (!response.ok) {
