@@ -1185,11 +1185,21 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             super().log_message(format, *args)
 
 
+class SiteServer(http.server.ThreadingHTTPServer):
+    """A browser that goes away mid-download (a reload, a closed tab, an aborted fetch)
+    resets its connection: that is no error of the site's, so it prints no traceback."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exception(), ConnectionError):  # reset or broken pipe
+            return
+        super().handle_error(request, client_address)
+
+
 def make_server(
     directory: Path, port: int, handler: type[SiteHandler] = SiteHandler
 ) -> http.server.ThreadingHTTPServer:
     bound = partial(handler, directory=str(directory))
-    return http.server.ThreadingHTTPServer(("127.0.0.1", port), bound)
+    return SiteServer(("127.0.0.1", port), bound)
 
 
 @contextmanager

