@@ -263,11 +263,17 @@ def test_the_chosen_model_s_dropped_tail_is_tinted_in_the_cards_and_text_view_fr
         assert over, lens  # the size makes chunks the model cannot read whole
         windows = len(lens)
         expect_figure(app, "summary-chunks", str(windows), str(windows))
-        card = app.locator(f'[data-testid="chunk"][data-index="{over[0]["index"]}"]')
-        # The card carries the engine's cut, and tints exactly the text from it on.
-        expect(card).to_have_attribute("data-model-cut", str(over[0]["cut"]), timeout=60_000)
-        got = card.evaluate(DROPPED_OF)
         c = over[0]
+        card = app.locator(f'[data-testid="chunk"][data-index="{c["index"]}"]')
+        # This setting's card: at 300 tokens and at 1,500 characters the text makes as
+        # many chunks, and the first is cut where the model stops, so neither the count
+        # nor the cut tells the new card from the last one; its character range does.
+        expect(card.get_by_test_id("chunk-chars")).to_have_text(
+            f"chars [{c['char_start']:,}, {c['char_end']:,})", timeout=WAIT_MS
+        )
+        # The card carries the engine's cut, and tints exactly the text from it on.
+        expect(card).to_have_attribute("data-model-cut", str(c["cut"]), timeout=60_000)
+        got = card.evaluate(DROPPED_OF)
         assert got["read"] == LONG[c["char_start"] : c["cut"]], unit
         assert got["dropped"] == LONG[c["cut"] : c["char_end"]], unit
         assert got["title"].startswith(f"{MINILM} never reads this"), got
