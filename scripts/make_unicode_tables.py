@@ -268,7 +268,8 @@ def bert_table(decompositions: dict[str, str]) -> dict[str, Any]:
             raise SystemExit(f"U+{c:04X}: stage 1 gives {out!r}")
     # Accent stripping and lowercasing of each character NFD leaves alone (those are
     # the only ones that reach this stage).
-    stable = [c for c in SCALARS if f"{c:X}" not in decompositions and not _hangul(c)]
+    decomposed = {int(c, 16) for c in decompositions}
+    stable = [c for c in SCALARS if c not in decomposed and not _hangul(c)]
     parts = _each(stage3, stable, "|")
     strip: set[int] = set()
     lower: dict[str, str] = {}
@@ -279,25 +280,29 @@ def bert_table(decompositions: dict[str, str]) -> dict[str, Any]:
             strip.add(c)
         else:
             lower[f"{c:X}"] = " ".join(f"{ord(x):X}" for x in out)
-    # Pre-tokenizer classes: "x" + c + "x" is one word, two words (c is whitespace) or
-    # three (c is punctuation).
+    # Pre-tokenizer classes, asked of "x" + c + "x" + c' + "x" ... at once (the
+    # pre-tokenizer looks at each character alone): c at 2k + 1 is in no word
+    # (whitespace), a word of its own (punctuation; "x" never is), or inside a word
+    # with the letters around it. Only the punctuation and the long runs between make
+    # words, so the answer holds a few thousand of them, not two million.
     words = pre_tokenizers.BertPreTokenizer().pre_tokenize_str(
-        " ".join("x" + chr(c) + "x" for c in SCALARS)
+        "".join("x" + chr(c) for c in SCALARS) + "x"
     )
-    whitespace, punctuation = set(), set()
-    i = 0
-    for c in SCALARS:
-        if words[i][0] == "x" + chr(c) + "x":
-            i += 1
-        elif words[i][0] == "x" and words[i + 1][0] == "x":
-            whitespace.add(c)
-            i += 2
-        elif words[i][0] == "x" and words[i + 1][0] == chr(c) and words[i + 2][0] == "x":
-            punctuation.add(c)
-            i += 3
+    covered = bytearray(2 * len(SCALARS) + 1)  # 1: in a longer word, 2: a word alone
+    text_end = 0
+    for word, (start, end) in words:
+        if end - start == 1 and start % 2 == 1:
+            covered[start] = 2
+        elif start % 2 == 0 and end % 2 == 1 and word[0] == word[-1] == "x":
+            covered[start:end] = b"\1" * (end - start)
         else:
-            raise SystemExit(f"U+{c:04X}: pre-tokenized as {words[i : i + 3]}")
-    assert i == len(words)
+            raise SystemExit(f"pre-tokenized into a word {word[:8]!r} at [{start}, {end})")
+        text_end = max(text_end, end)
+    assert text_end == len(covered)
+    whitespace = {c for k, c in enumerate(SCALARS) if covered[2 * k + 1] == 0}
+    punctuation = {c for k, c in enumerate(SCALARS) if covered[2 * k + 1] == 2}
+    if any(covered[k] != 1 for k in range(0, len(covered), 2)):
+        raise SystemExit("a letter x between the characters was split off or dropped")
     return {
         "drop": _ranges(drop),
         "space": _ranges(space),
