@@ -63,16 +63,21 @@ class Normalizer:
                 nonzero.update(range(start, end))
         self._nonzero = nonzero
         self._marks = re.compile(_char_class(code_ranges(nonzero)) + "{2,}")
-        self._nfd_table: dict[int, str] = {}
+        #: Each character NFD changes, found in C: a text is mostly characters it keeps.
+        self._decomposable = re.compile(_char_class(code_ranges(self.decomposable())))
+        self._nfd_table: dict[str, str] = {}
         seconds = {second for _, second in self._compositions}
         seconds.update(range(_V_BASE, _V_BASE + _V_COUNT))
         seconds.update(range(_T_BASE + 1, _T_BASE + _T_COUNT))
         changed = {
-            code for code in self._decompositions if self.nfc(chr(code)) != chr(code)
-        }  # singletons and excluded composites
+            code for code in self._decompositions if self._compose(self.nfd(chr(code))) != chr(code)
+        }  # singletons and excluded composites (composed whole: the runs are not known yet)
         #: Code points that may change under NFC or join the character before them.
         unstable = nonzero | seconds | changed
         self._unstable = re.compile(_char_class(code_ranges(unstable)) + "+")
+        #: A run of them after the character before it (a starter that NFC keeps, or
+        #: none): what NFC composes, each run on its own (see :meth:`nfc`).
+        self._composable = re.compile(".?" + self._unstable.pattern, re.DOTALL)
         self._unstable_chars = frozenset(map(chr, unstable))
         #: Those below U+10000 or any character past U+FFFF: ``re`` tests a class of
         #: such ranges with one bitmap lookup (the unstable ranges past U+FFFF it
@@ -101,13 +106,15 @@ class Normalizer:
 
     def nfd(self, text: str) -> str:
         """The canonical decomposition of ``text``, marks in canonical order."""
-        nfd_table = self._nfd_table
-        for char in set(text):
-            code = ord(char)
-            if code not in nfd_table:
-                nfd_table[code] = self.decomposition(code) or char
-        decomposed = text.translate(nfd_table)
+        decomposed = self._decomposable.sub(self._decompose, text)
         return self._marks.sub(self._order, decomposed)
+
+    def _decompose(self, match: re.Match[str]) -> str:
+        char = match.group()
+        got = self._nfd_table.get(char)
+        if got is None:
+            got = self._nfd_table[char] = self.decomposition(ord(char)) or char
+        return got
 
     @staticmethod
     def _order(match: re.Match[str]) -> str:
@@ -142,8 +149,14 @@ class Normalizer:
         return "".join(map(chr, out))
 
     def nfc(self, text: str) -> str:
-        """The canonical composition of ``text``."""
-        return self._compose(self.nfd(text))
+        """The canonical composition of ``text``. Only runs of characters that may
+        change or join the one before them are composed, each with the character
+        before it: any other character is a starter that NFC keeps and that joins
+        nothing before it, so no composition reaches back past it."""
+        return self._composable.sub(self._compose_match, self.nfd(text))
+
+    def _compose_match(self, match: re.Match[str]) -> str:
+        return self._compose(match.group())
 
     def unstable_runs(self, text: str) -> list[tuple[int, int]]:
         """Spans ``[a, b)`` outside which NFC leaves ``text`` as it is, and which it
