@@ -114,6 +114,11 @@ def heap_bounds(piece: bytes, rget: Callable[[bytes], int | None]) -> Bounds:
     if n < 4:
         return _short_bounds(piece, n, rget)
     alive, _ = _heap(piece, n, rget)
+    return _starts(alive, n)
+
+
+def _starts(alive: list[bool], n: int) -> Bounds:
+    """The tokens' starts that :func:`_heap` left, and ``n`` last."""
     out = list(compress(range(n), alive))
     out.append(n)
     return out
@@ -209,7 +214,8 @@ class Merger:
         self.ranks = ranks
         self.block = block
         self._rget = ranks.get
-        self._single = {b: r for b in range(256) if (r := ranks.get(bytes([b]))) is not None}
+        #: Each byte's rank (a byte the vocabulary lacks is missing, as in ranks).
+        self.single = {b: r for b in range(256) if (r := ranks.get(bytes([b]))) is not None}
         self._bounds: dict[bytes, Bounds] = {}
         self._tokens: dict[bytes, tuple[list[int], list[int]]] = {}
         self._pairs: dict[tuple[bytes, bytes], bool] = {}
@@ -236,9 +242,8 @@ class Merger:
                 ids = _ids(data, bounds, self.ranks)
             else:  # the ids read off the merge, as heap_ids does: no slice looked up again
                 alive, merged = _heap(data, n, self._rget)
-                bounds = list(compress(range(n), alive))
-                bounds.append(n)
-                ids = _read_ids(data, alive, merged, self._single)
+                bounds = _starts(alive, n)
+                ids = _read_ids(data, alive, merged, self.single)
             got = list(map(sub, bounds[1:], bounds)), ids
             if len(memo) >= _BLOCK_MEMO_MAX:
                 memo.clear()
@@ -623,8 +628,7 @@ class PureEncoder:
         #: The merge of each side (:class:`Junctions`) of a piece, by its text.
         self._sides: dict[str, list[int]] = {}
         self._merger = Merger(ranks)
-        #: Each byte's rank (a byte the vocabulary lacks is missing, as in ranks).
-        self._single = {b: r for b in range(256) if (r := ranks.get(bytes([b]))) is not None}
+        self._single = self._merger.single
 
     def _merge_bytes(self, data: bytes) -> list[int]:
         """``P(data)``."""
