@@ -107,6 +107,22 @@ def test_special_token_text_is_ordinary_text(
     assert len(ids) > 1
 
 
+def test_tekkens_pure_merge_runs_on_its_ids_built_once_per_vocabulary() -> None:
+    """tekken's ids are its ranks plus the 1,000 special tokens. The pure path merges
+    by the ids themselves, so no list of ids is offset after each encode; that table
+    is built once, not for every fresh tokenizer (the page's and the bench's)."""
+    ranks = load_ranks("tekken")
+    first = tokenizers._bpe_tokenizer("tekken", "pure").encode_ordinary
+    again = tokenizers._bpe_tokenizer("tekken", "pure").encode_ordinary
+    assert first.__self__._ranks is again.__self__._ranks  # type: ignore[attr-defined]
+    ids = first.__self__._ranks  # type: ignore[attr-defined]
+    assert ids.keys() == ranks.keys()
+    assert all(ids[token] == rank + 1000 for token, rank in ranks.items())
+    text = "Mistral's tekken: 中文, café, 😀 and\n\n  spaces"
+    native = get_tokenizer("tekken", backend="tiktoken").encode(text)
+    assert first(text) == native == reference("tekken")(text)
+
+
 def test_wordpiece_reads_a_hand_checkable_sentence() -> None:
     tok = get_tokenizer("bert-base-uncased")
     vocab = {i: t for t, i in tokenizers.wordpiece.read_vocab(

@@ -385,17 +385,39 @@ def _build_tiktoken(name: str, ranks: dict[bytes, int]) -> Callable[[str], list[
     return bounded_encode(_tiktoken_encoding(name, ranks), name)
 
 
-def _build_pure(name: str, ranks: dict[bytes, int]) -> Callable[[str], list[int]]:
+#: Each offset vocabulary's ids (every rank plus the offset), by the identity of its
+#: ranks (held, so it stays theirs).
+_IDS: dict[int, tuple[Ranks, Ranks]] = {}
+
+
+def _ids_of(ranks: Ranks, offset: int) -> Ranks:
+    """``{token bytes: id}``: ``ranks`` with ``offset`` added to each, built once per
+    vocabulary. A merge by these is the merge by the ranks (adding one number to
+    every rank keeps their order), and its ids need no second pass over the list.
+
+    >>> _ids_of({b"a": 0, b"b": 1, b"ab": 2}, 1000)
+    {b'a': 1000, b'b': 1001, b'ab': 1002}
+    """
+    held = _IDS.get(id(ranks))
+    if held is None or held[0] is not ranks:
+        ids = {token: rank + offset for token, rank in ranks.items()}
+        held = _IDS[id(ranks)] = (ranks, ids)
+    return held[1]
+
+
+def _build_pure(name: str, ranks: dict[bytes, int], offset: int = 0) -> Callable[[str], list[int]]:
+    """The pure encoder of ``name`` by ``ranks``; its ids are the ranks plus ``offset``."""
     from . import _bpe
     from ._pretokenize import pretokenizer
     from ._unreached import UNREACHED
 
+    # The table is of the pinned vocabularies: other ranks get every side merged.
+    unreached = UNREACHED.get(name) if ranks is load_ranks(name) else None
+    if offset:
+        ranks = _ids_of(ranks, offset)
+        unreached = None if unreached is None else frozenset(r + offset for r in unreached)
     encoder = _bpe.PureEncoder(
-        name=name,
-        ranks=ranks,
-        pretokenizer=pretokenizer(name),
-        # The table is of the pinned vocabularies: other ranks get every side merged.
-        unreached=UNREACHED.get(name) if ranks is load_ranks(name) else None,
+        name=name, ranks=ranks, pretokenizer=pretokenizer(name), unreached=unreached
     )
     return encoder.encode_ordinary
 
@@ -410,13 +432,14 @@ def _bpe_tokenizer(name: str, chosen: Backend) -> Tokenizer:
         encoding = _tiktoken_encoding(name, ranks)
         raw = bounded_encode(encoding, name)  # long whitespace runs never reach its regex
         raw_count = bounded_count(encoding, name)  # its 4-byte buffer, no list of ids
-    else:
-        raw = _build_pure(name, ranks)
-    if offset:
-        inner = raw
+        if offset:
+            inner = raw
 
-        def raw(text: str) -> list[int]:
-            return [i + offset for i in inner(text)]
+            def raw(text: str) -> list[int]:
+                return [i + offset for i in inner(text)]
+
+    else:
+        raw = _build_pure(name, ranks, offset)  # merges by the ids: no pass to offset them
 
     lengths = _byte_lengths(name, ranks, offset)
 
