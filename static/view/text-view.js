@@ -208,7 +208,7 @@ export class TextView {
     this.root.dataset.chunks = String(answer.chunks);
     this.root.dataset.chars = String(answer.total_chars);
     this.describe(view);
-    this.active = null;
+    this.active = ""; // forgotten: the point(null) below clears the old parts' caption and highlight
     if (view.total === 0) {
       this.pages = [];
       this.root.replaceChildren(el("p", { class: "hint tv-empty" }, "No text."));

@@ -185,6 +185,17 @@ def test_the_text_view_tiles_the_text_and_each_part_names_the_chunks_that_hold_i
     expect(overview).to_have_attribute("data-pointed", f"{first_bar} {last_bar}")
     expect(overview.get_by_test_id("overview-pointed")).to_be_visible()
 
+    # A new text draws new parts: the old parts' caption and highlight go with them,
+    # though the pointer has not moved (it is over no part of the shorter text now).
+    app.locator(f'[data-testid="segment"][data-chunks="{len(chunks) - 1}"]').hover()
+    expect(caption).to_contain_text(f"chunk {len(chunks)} · words")
+    configure(app, text="Two words.")
+    rendered(app, 1)
+    expect(caption).to_have_text("")
+    assert app.evaluate("() => CSS.highlights.get('chunk-active')?.size ?? 0") == 0
+    configure(app, text=text)
+    rendered(app, len(chunks))
+
     # By keyboard: Tab from the strip (one Tab stop) past "go to chunk" and find into the
     # text, arrows part by part.
     overview.get_by_test_id("overview-strip").focus()
