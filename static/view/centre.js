@@ -182,6 +182,18 @@ export function mountCentre({ engine, cards, boundaries, nodes, recompute }) {
 // ---------------------------------------------------------------- go to chunk N, and find
 
 /**
+ * Whether two chunk requests ask about the same text with the same settings: what
+ * the text view and the cards in sight ask for is left out, so scrolling is no change.
+ * @param {object | null} a
+ * @param {object | null} b
+ */
+function sameChunks(a, b) {
+  if (!a || !b) return false;
+  const settings = ({ text: _text, text_view: _view, cards: _cards, columns: _columns, ...rest }) => JSON.stringify(rest);
+  return a.text === b.text && settings(a) === settings(b);
+}
+
+/**
  * The text view's control row: "go to chunk N" (Enter), and a find box whose
  * matches the engine finds (`find`: where each is, which chunks hold it whole, how
  * many no chunk holds whole); the text view highlights them, Enter goes to the next
@@ -195,9 +207,13 @@ function mountFind({ engine, nodes, ask, textView, goToChunk, request }) {
   let timer = 0;
   let seq = 0;
 
+  // The text and settings the note answers (null: it answers none), so that a new
+  // text or setting takes away a "go to" answer about chunks no longer on screen.
+  let noteFor = null;
   const say = (text, state = "") => {
     found.textContent = text;
     found.dataset.state = state;
+    noteFor = text === "" ? null : request();
   };
 
   goto.addEventListener("keydown", async (event) => {
@@ -283,9 +299,13 @@ function mountFind({ engine, nodes, ask, textView, goToChunk, request }) {
   }
 
   return {
-    /** A new result: the same search, over the new chunks. */
+    /** A new result: the same search, over the new chunks; a "go to" answer about other chunks goes. */
     landed() {
       if (find.value !== "") search();
+      else if (noteFor !== null && !sameChunks(noteFor, request())) {
+        goto.removeAttribute("aria-invalid");
+        say("");
+      }
     },
   };
 }

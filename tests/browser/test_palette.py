@@ -372,3 +372,17 @@ def test_go_to_chunk_and_find_work_from_the_keyboard_and_name_the_chunks_holding
     app.keyboard.press("Escape")
     expect(found).to_have_text("")
     assert not app.evaluate("() => CSS.highlights.has('find-match')")
+
+    # A "go to" answer names chunks of this text and these settings: a new size takes
+    # it away, as it does an error about a chunk number.
+    goto.fill("2")
+    goto.press("Enter")
+    expect(found).to_contain_text("Chunk 2: characters [", timeout=WAIT_MS)
+    configure(app, size="8")
+    expect(found).to_have_text("", timeout=WAIT_MS)
+    goto.fill("99")
+    goto.press("Enter")
+    expect(goto).to_have_attribute("aria-invalid", "true")
+    configure(app, size="7")
+    expect(found).to_have_text("", timeout=WAIT_MS)
+    expect(goto).not_to_have_attribute("aria-invalid", "true")
