@@ -149,6 +149,8 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     rangeRows: panel.querySelector("[data-range-rows]"),
     denseStatus: $("dense-status"),
   };
+  /** The panel's first words on adding a passage (index.html), said again after a clear. */
+  const howToAdd = ui.addNote.textContent;
   const dense = denseRetriever(engine);
 
   const list = new EvidenceList({ onProblem: (message) => (ui.kept.textContent = message) });
@@ -837,7 +839,7 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
     list.clear();
     ui.lineErrors.replaceChildren();
     say(ui.loadNote, "");
-    say(ui.addNote, "The list is empty.");
+    say(ui.addNote, howToAdd); // the list itself says it is empty: how to begin again
     listChanged();
   });
   // k follows the budget panel's top-k, however it changes (typed, an example, a preset).

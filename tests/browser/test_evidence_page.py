@@ -87,6 +87,8 @@ def items_of(*passages: tuple[str, str, str | None]) -> list[dict[str, Any]]:
 def test_a_selected_passage_is_checked_and_a_split_one_is_flagged_until_the_suggested_overlap(
     app: Any,
 ) -> None:
+    how_to_add = app.get_by_test_id("evidence-add-note").inner_text()
+    assert how_to_add.startswith("Select a passage")
     configure(app, text=TEXT, unit="word", size=4, overlap=1)
     expect_figure(app, "summary-chunks", "7", "7")
 
@@ -221,6 +223,12 @@ def test_a_selected_passage_is_checked_and_a_split_one_is_flagged_until_the_sugg
     parrot = entry_at(app, 0, 1)
     expect(parrot).to_have_attribute("data-status", "whole")
     expect(app.get_by_test_id("evidence-add-note")).to_contain_text("Added e4")
+
+    # Cleared, the list says it is empty, and the note how to add a passage again.
+    app.get_by_test_id("evidence-clear").click()
+    expect(app.get_by_test_id("evidence-item")).to_have_count(0)
+    expect(app.get_by_test_id("evidence-empty")).to_be_visible()
+    expect(app.get_by_test_id("evidence-add-note")).to_have_text(how_to_add)
 
 
 def test_jsonl_with_bad_lines_counts_the_rest_and_the_exports_match_the_command_line(
