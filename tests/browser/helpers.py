@@ -86,10 +86,25 @@ def open_ready(page: Any, url: str) -> Any:
 # How the page looks to a person, as one string: the hash, every field's value, which
 # folds are open, how many of each visible test id there are, and all the visible text.
 # Two equal strings: the page shows the same thing, and a person could not tell them apart.
-LOOKS = """() => {
+# Each field of the page (in document order) by name: its test id (else its id, name
+# or tag) and which of that name it is, as "size-input#1".
+FIELD_NAMES = """() => {
+  const seen = new Map();
+  return [...document.querySelectorAll("input, select, textarea")].map((e) => {
+    const name = e.dataset.testid || e.id || e.name || e.tagName;
+    seen.set(name, (seen.get(name) ?? 0) + 1);
+    return `${name}#${seen.get(name)}`;
+  });
+}"""
+
+LOOKS = (
+    """() => {
   const value = (e) =>
     e.type === "checkbox" || e.type === "radio" ? e.checked : e.type === "file" ? 0 : e.value;
   const fields = [...document.querySelectorAll("input, select, textarea")].map(value);
+  const keys = ("""
+    + FIELD_NAMES
+    + """)();
   const visible = {};
   for (const e of document.querySelectorAll("[data-testid]")) {
     if (e.checkVisibility()) visible[e.dataset.testid] = (visible[e.dataset.testid] ?? 0) + 1;
@@ -97,43 +112,64 @@ LOOKS = """() => {
   const open = [...document.querySelectorAll("details")].map((d) => d.open);
   const status = document.querySelector('[data-testid="status"]').dataset.state;
   const text = document.body.innerText;
-  return JSON.stringify({ hash: location.hash, status, fields, open, visible, text });
+  return JSON.stringify({ hash: location.hash, status, keys, fields, open, visible, text });
 }"""
+)
 
 # Puts the page back as `first` (LOOKS of its first visit) shows it, as a person
 # would: the lists and storage emptied, every field and fold as it was, the scroll at
 # the top; then the first visit's text and the settings of its hash, computed at once.
-# Resolves true once the page looks as it did (looked at every frame), false if it
-# still does not after 20 s (something was left that cannot be put back in place).
+# Emptying a list or choosing a preset takes the page a few frames (the sweep's
+# evidence metrics go with the evidence, a preset's separators replace the list), so
+# the fields are matched by name, and set again whenever the page's fields change.
+# Resolves true once the page looks as it did (looked at every frame); false once it
+# has looked otherwise for a second with the engine idle (something was left that
+# cannot be put back in place), or after 20 s at most.
 RESET = (
     """async (firstJson) => {
   const looks = """
     + LOOKS
     + """;
+  const names = """
+    + FIELD_NAMES
+    + """;
   const first = JSON.parse(firstJson);
+  const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
   sessionStorage.clear();
   localStorage.clear();
   document.querySelector('[data-testid="evidence-clear"]:not([disabled])')?.click();
   document.activeElement?.blur?.();
-  const fields = [...document.querySelectorAll("input, select, textarea")];
-  if (fields.length !== first.fields.length) return false;
   const box = document.querySelector('[data-testid="text-input"]');
-  fields.forEach((e, i) => {
-    const was = first.fields[i];
-    if (e.type === "file" || e === box) return;
-    if (e.type === "checkbox" || e.type === "radio") {
-      if (e.checked === was) return;
-      e.checked = was;
-    } else {
-      if (e.value === was) return;
-      e.value = was;
-    }
-    e.dispatchEvent(new Event("input", { bubbles: true }));
-    e.dispatchEvent(new Event("change", { bubbles: true }));
-  });
+  const was = new Map(first.keys.map((key, i) => [key, first.fields[i]]));
+  // Sets each field the first visit had that differs from how it had it, matched by
+  // name (test id and which of that name), so that a field added since (an evidence
+  // metric, a separator) leaves the others in place; once per set of fields, so a
+  // field the page settles otherwise is not set again every frame.
+  let setFor = "";
+  const setFields = () => {
+    const fields = [...document.querySelectorAll("input, select, textarea")];
+    const keys = names();
+    if (JSON.stringify(keys) === setFor) return;
+    setFor = JSON.stringify(keys);
+    fields.forEach((e, i) => {
+      if (e.type === "file" || e === box || !was.has(keys[i])) return;
+      const value = was.get(keys[i]);
+      if (e.type === "checkbox" || e.type === "radio") {
+        if (e.checked === value) return;
+        e.checked = value;
+      } else {
+        if (e.value === value) return;
+        e.value = value;
+      }
+      e.dispatchEvent(new Event("input", { bubbles: true }));
+      e.dispatchEvent(new Event("change", { bubbles: true }));
+    });
+  };
+  setFields();
   [...document.querySelectorAll("details")].forEach((d, i) => (d.open = first.open[i]));
-  if (box.value !== first.fields[fields.indexOf(box)]) {
-    box.value = first.fields[fields.indexOf(box)];
+  const text = was.get("text-input#1");
+  if (box.value !== text) {
+    box.value = text;
     box.dispatchEvent(new Event("input", { bubbles: true }));
   }
   // The first visit's hash, read anew by the page as after a link: computed at once.
@@ -141,9 +177,19 @@ RESET = (
   dispatchEvent(new HashChangeEvent("hashchange"));
   window.scrollTo(0, 0);
   const until = performance.now() + 20000; // a hang bound: a reset takes a few frames
+  let last = "";
+  let since = performance.now();
   while (performance.now() < until) {
-    await new Promise((resolve) => requestAnimationFrame(resolve));
-    if (looks() === firstJson) return true;
+    await frame();
+    const now = looks();
+    if (now === firstJson) return true;
+    if (now !== last || JSON.parse(now).status !== "ready") {
+      last = now;
+      since = performance.now();
+    } else if (performance.now() - since > 1000) {
+      return false;
+    }
+    setFields();
   }
   return false;
 }"""
@@ -164,6 +210,7 @@ def reset_page(page: Any, url: str, first: str) -> bool:
     :func:`first_visit`), in place; False when it cannot be (then reload it)."""
     if page.url.split("#")[0] != url.split("#")[0]:
         return False
+    page.mouse.move(0, 0)  # a pointer left over the text view or a chart shows a readout
     return bool(page.evaluate(RESET, first))
 
 
