@@ -222,6 +222,8 @@ export function mountEvidence({ engine, panel, textBox, textOf = () => textBox.v
 
   /** Tells the sweep the evidence to check at every setting, when it changed. */
   function announce() {
+    // Clear empties the list whatever its check is doing (one still on its way too).
+    ui.clear.disabled = list.items.length === 0;
     const k = shown?.k ?? kTyped().k;
     const key = `${list.version}|${k}`;
     if (key === announced) return;

@@ -278,6 +278,9 @@ function drawOverlays({ root, fig, sorted, overlays, metric, px, xOf, right }) {
 export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
   const box = panel.querySelector('[data-testid="sweep-chart"]');
   const status = panel.querySelector('[data-testid="sweep-status"]');
+  // What the panel says before its first sweep: said again once the sweep shown is of
+  // another text or setting (see forget()).
+  const beforeFirst = status.textContent;
   const body = panel.querySelector('[data-testid="sweep-table"] tbody');
   const error = panel.querySelector('[data-testid="error"]');
   /** The evidence for each sweep ({fields: {evidence, top_k}}; null: none), and the last view swept. */
@@ -601,8 +604,35 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
     denseUi.box.hidden = !questionsGiven();
     if (lastView === null) return; // the first view's sweep will take it
     clearTimeout(timer);
+    if (!isOpen()) {
+      // A closed panel sweeps nothing: the sweep shown is of the old list, and the
+      // latest view is swept with the new one once the panel is opened.
+      waiting = lastView;
+      forget();
+      return;
+    }
     timer = setTimeout(() => request(lastView), SWEEP_DELAY_MS);
   });
+
+  /**
+   * A closed panel's sweep is of an earlier text or setting: it goes, with the metric
+   * choices only it offered (the evidence's, the measured splitter's), so that a
+   * cleared evidence list or a splitter set back leaves no stale choice behind. The
+   * panel sweeps the latest view once it is opened, as on a first visit.
+   */
+  function forget() {
+    if (last === null) return;
+    last = null;
+    measuredChoices([]);
+    evidenceChoices([]);
+    for (const th of head.querySelectorAll("[data-produced-col], [data-evidence-col]")) th.remove();
+    body.replaceChildren();
+    box.replaceChildren();
+    box.classList.remove("is-updating");
+    delete box.dataset.metric;
+    delete box.dataset.rows;
+    status.textContent = beforeFirst;
+  }
 
   return {
     /** The main view landed for `viewRequest`: sweep the same text shortly after. */
@@ -611,6 +641,7 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
       clearTimeout(timer);
       if (!isOpen()) {
         waiting = viewRequest;
+        forget();
         return;
       }
       waiting = null;

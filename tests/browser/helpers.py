@@ -32,9 +32,19 @@ READY = f'{STATUS}[data-state="ready"]'
 # as `performance.timeOrigin + performance.now()`), and every
 # start-up stage the worker reports (`window.__spy.stages`), and turns the next
 # answer to a call of purpose `window.__spy.failNext` into the message the worker
-# sends when handle() itself raises, traceback included.
+# sends when handle() itself raises, traceback included. The answers to calls of
+# purpose `window.__spy.hold` are held back until `window.__spy.release()`: a test
+# sees the page while an answer is on its way, for as long as it needs (the page's
+# <html> carries `data-spy-held`, the number held, to wait on).
 WORKER_SPY = """(() => {
-  const spy = { posted: [], calls: [], stages: [], failNext: null, purposes: new Map() };
+  const spy = {
+    posted: [], calls: [], stages: [], failNext: null, hold: null, held: [], purposes: new Map(),
+  };
+  spy.release = () => {
+    spy.hold = null;
+    delete document.documentElement.dataset.spyHeld;
+    for (const deliver of spy.held.splice(0)) deliver();
+  };
   Object.defineProperty(window, "__spy", { value: spy });
   const post = Worker.prototype.postMessage;
   Worker.prototype.postMessage = function (message, ...rest) {
@@ -53,6 +63,12 @@ WORKER_SPY = """(() => {
       onmessage.set.call(this, (event) => {
         const data = event.data;
         if (data?.type === "stage") spy.stages.push(data.stage);
+        const purpose = spy.purposes.get(data?.id);
+        if (data?.type === "result" && spy.hold !== null && spy.hold === purpose) {
+          spy.held.push(() => handler(event));
+          document.documentElement.dataset.spyHeld = String(spy.held.length);
+          return undefined;
+        }
         if (data?.type === "result" && spy.failNext === spy.purposes.get(data.id)) {
           spy.failNext = null;
           const message = "Traceback (most recent call last):\\n" +
@@ -135,6 +151,7 @@ RESET = (
     + """;
   const first = JSON.parse(firstJson);
   const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+  window.__spy?.release(); // answers a test held back are delivered, none held from now
   sessionStorage.clear();
   localStorage.clear();
   document.querySelector('[data-testid="evidence-clear"]:not([disabled])')?.click();
@@ -194,6 +211,12 @@ RESET = (
   return false;
 }"""
 )
+
+
+def release_held(page: Any) -> None:
+    """Delivers the answers the spy held back, and returns once the page has handled
+    them (the continuations they resolve run before the next task)."""
+    page.evaluate("() => { window.__spy.release(); return new Promise((r) => setTimeout(r, 0)); }")
 
 
 def first_visit(page: Any) -> str:

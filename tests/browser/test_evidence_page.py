@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import WAIT_MS, configure, expect_figure, js_number, native
+from helpers import WAIT_MS, configure, expect_figure, js_number, native, release_held
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -224,10 +224,35 @@ def test_a_selected_passage_is_checked_and_a_split_one_is_flagged_until_the_sugg
     expect(parrot).to_have_attribute("data-status", "whole")
     expect(app.get_by_test_id("evidence-add-note")).to_contain_text("Added e4")
 
-    # Cleared, the list says it is empty, and the note how to add a passage again.
+    # Cleared, the list says it is empty, and the note how to add a passage again. The
+    # sweep, closed meanwhile, drops its evidence metric with the list it measured, and
+    # sweeps again once opened.
+    sweep = app.get_by_test_id("sweep-fold")
+    sweep.locator("summary").first.click()
+    expect(sweep).not_to_have_attribute("open", "")
     app.get_by_test_id("evidence-clear").click()
     expect(app.get_by_test_id("evidence-item")).to_have_count(0)
     expect(app.get_by_test_id("evidence-empty")).to_be_visible()
+    expect(app.get_by_test_id("evidence-add-note")).to_have_text(how_to_add)
+    expect(app.get_by_test_id("sweep-status")).to_have_text("Waiting for the first result…")
+    expect(app.get_by_test_id("sweep-metric-evidence-coverage")).to_have_count(0)
+    expect(column).to_have_count(0)
+    sweep.locator("summary").first.click()
+    expect(app.get_by_test_id("sweep-status")).to_contain_text("configurations in one engine call")
+    expect(app.locator('[data-testid="sweep-table"] tbody tr')).to_have_count(len(swept["rows"]))
+    expect(column).to_have_count(0)
+
+    # A passage whose check is still on its way (its answer held back here) can be
+    # cleared at once; the late answer brings nothing back.
+    app.evaluate("() => { window.__spy.hold = 'evidence'; }")
+    drag_in_box(app, WHOLE)
+    app.get_by_test_id("evidence-add").click()
+    expect(app.get_by_test_id("evidence-panel")).to_have_attribute("data-state", "checking")
+    expect(app.get_by_test_id("evidence-clear")).to_be_enabled()
+    app.get_by_test_id("evidence-clear").click()
+    release_held(app)
+    expect(app.get_by_test_id("evidence-panel")).to_have_attribute("data-state", "empty")
+    expect(app.get_by_test_id("evidence-item")).to_have_count(0)
     expect(app.get_by_test_id("evidence-add-note")).to_have_text(how_to_add)
 
 

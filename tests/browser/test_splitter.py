@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from helpers import WAIT_MS, cli_chunk, configure, js_number, native
+from helpers import WAIT_MS, cli_chunk, configure, js_number, native, release_held
 from playwright.sync_api import expect
 
 MARKDOWN = (
@@ -189,3 +189,35 @@ def test_the_sweep_plots_the_recursive_splitters_produced_overlap_against_the_on
     expect(choice).to_have_count(0, timeout=WAIT_MS)
     expect(chart).to_have_attribute("data-metric", "chunks")
     expect(table.locator('td[data-key="produced_overlap_median"]')).to_have_count(0)
+
+    # The same with the panel closed: its sweep of the recursive splitter goes with its
+    # choices, the panel says it waits, and it sweeps the fixed window once opened.
+    fold = app.get_by_test_id("sweep-fold")
+    app.get_by_test_id("splitter").select_option("recursive")
+    expect(choice).to_be_attached(timeout=WAIT_MS)
+    fold.locator("summary").first.click()
+    expect(fold).not_to_have_attribute("open", "")
+    app.get_by_test_id("splitter").select_option("fixed")
+    expect(choice).to_have_count(0, timeout=WAIT_MS)
+    expect(app.get_by_test_id("sweep-status")).to_have_text("Waiting for the first result…")
+    expect(points).to_have_count(0)
+    fold.locator("summary").first.click()
+    fixed_rows = native("sweep", **asked_for)["rows"]
+    expect(points).to_have_count(len(fixed_rows), timeout=WAIT_MS)
+    expect(chart).to_have_attribute("data-metric", "chunks")
+    expect(choice).to_have_count(0)
+
+    # A sweep still on its way when the panel closes and the setting changes is of the
+    # old setting: the newer view's call supersedes it, and it is not drawn (its answer
+    # held back here until then).
+    app.get_by_test_id("splitter").select_option("recursive")
+    expect(choice).to_be_attached(timeout=WAIT_MS)
+    app.evaluate("() => { window.__spy.hold = 'sweep'; }")
+    configure(app, size="61")
+    expect(app.locator("html[data-spy-held]")).to_be_attached(timeout=WAIT_MS)
+    fold.locator("summary").first.click()
+    app.get_by_test_id("splitter").select_option("fixed")
+    expect(choice).to_have_count(0, timeout=WAIT_MS)
+    release_held(app)
+    expect(choice).to_have_count(0)
+    expect(app.get_by_test_id("sweep-status")).to_have_text("Waiting for the first result…")
