@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -315,3 +317,42 @@ def test_a_browser_that_resets_its_download_leaves_no_traceback_but_a_real_fault
     printed = capfd.readouterr().err
     assert "ValueError: a fault of the server's" in printed
     assert "ConnectionResetError" not in printed and "BrokenPipeError" not in printed
+
+
+def test_no_two_test_files_share_a_name_so_pytest_can_collect_them_together() -> None:
+    """pytest imports each test file by its name (the tests have no packages), so two
+    files of one name cannot be collected in one run: `python build.py test -k NAME`
+    runs pytest over the whole tree, as a person running `pytest` does."""
+    tests = Path(build.ROOT) / "tests"
+    names: dict[str, list[str]] = {}
+    for path in sorted(tests.rglob("test_*.py")):
+        names.setdefault(path.name, []).append(str(path.relative_to(tests)))
+    assert {name: where for name, where in names.items() if len(where) > 1} == {}
+
+
+def test_the_tests_parts_are_prepared_at_once_and_a_failed_one_is_said_after_the_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each part starts before any ends (they wait on one another here), and the part
+    that fails is reported once the others have finished."""
+    started = threading.Barrier(3, timeout=30)
+    ended: list[str] = []
+
+    def part(name: str, fails: bool = False) -> Any:
+        def run() -> None:
+            started.wait()  # all three are running at once, or this times out
+            if fails:
+                raise build.StepFailed(f"{name}: no network")
+            ended.append(name)
+
+        return run
+
+    monkeypatch.setattr(build, "fetch_vocabularies", part("fetch_vocabularies", fails=True))
+    monkeypatch.setattr(build, "fetch_model", lambda: ended.append("fetch_model"))
+    monkeypatch.setattr(build, "install_test_tools", part("install_test_tools"))
+    monkeypatch.setattr(build, "install_node_modules", part("install_node_modules"))
+    monkeypatch.setattr(build, "find_system_chromium", lambda: "/usr/bin/chromium")
+    monkeypatch.setattr(build, "ensure_chromium", lambda: "/usr/bin/chromium")
+    with pytest.raises(build.StepFailed, match="fetch_vocabularies: no network"):
+        build.prepare_for_tests()
+    assert sorted(ended) == ["install_node_modules", "install_test_tools"]

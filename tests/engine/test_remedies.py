@@ -30,7 +30,8 @@ def view(**request: Any) -> dict[str, Any]:
 
 def test_300_words_at_size_1_need_size_2_or_a_256_word_text() -> None:
     capped = view(text="w " * 300, size=1, overlap=0)["capped"]
-    del capped["export_bytes"]  # what lifting the caps costs (tests/engine/test_text_view.py)
+    # what lifting the caps costs: tests/engine/test_text_view_segments.py
+    del capped["export_bytes"]
     assert capped == {
         "cap": "chunks",
         "value": 300,
