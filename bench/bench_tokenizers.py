@@ -416,6 +416,10 @@ def main() -> None:
     )
     parser.add_argument("--pyodide-only", action="store_true", help="only the Pyodide rows")
     args = parser.parse_args()
+    if args.write and not real_documents():
+        # Its section would lose the real-text rows its targets are set on.
+        print(f"bench_tokenizers: --write needs the real documents: {INSTALL}", file=sys.stderr)
+        raise SystemExit(2)
     began = time.perf_counter()
     only = tuple(args.only.split(","))
     skip = args.edits_only or args.pyodide_only
