@@ -63,10 +63,16 @@ export class BoundaryView {
     const s = this.summary;
     if (b === null) { // the view's checks follow in a moment (app.js askChecks)
       s.dataset.state = "checking";
+      s.setAttribute("aria-busy", "true");
       for (const name of ["sentences", "cut", "value"]) delete s.dataset[name];
-      s.textContent = "Boundary check: finding the sentences no chunk holds whole…";
+      // The last check's words stay, dimmed (style.css), until this one's come: replaced
+      // by a one-line note, they moved the cards and buttons below up, then back down,
+      // on every edit.
+      if (!s.dataset.checked) s.textContent = "Boundary check: finding the sentences no chunk holds whole…";
       return;
     }
+    s.removeAttribute("aria-busy");
+    s.dataset.checked = "true";
     s.dataset.sentences = String(b.sentences);
     s.dataset.cut = String(b.cut);
     s.dataset.value = String(b.cut);

@@ -78,8 +78,10 @@ export function renderLiftChoice(node, capped, chunks, { onLift }) {
 }
 
 /**
- * The caps lifted and this result past one: say so, what it costs, and offer to
- * put the caps back. Hidden otherwise.
+ * The caps lifted and this result past one: say so, offer to put the caps back, and
+ * what the download costs. Hidden otherwise. The download's size comes after the
+ * button: it follows the view (checksLanded), and a button placed after it moved
+ * under the pointer as it came.
  */
 export function renderLifted(node, lifted, unit, { onRestore }) {
   if (!lifted) {
@@ -94,10 +96,9 @@ export function renderLifted(node, lifted, unit, { onRestore }) {
   button.addEventListener("click", onRestore);
   node.replaceChildren(
     el("strong", {}, "Caps lifted for this page. "),
-    document.createTextNode(
-      `This configuration makes ${cap}: every card is shown, laid out as you scroll, and the download holds every chunk, ${jsonSize(lifted.export_bytes)}. `,
-    ),
+    document.createTextNode(`This configuration makes ${cap}: every card is shown, laid out as you scroll. `),
     button,
+    document.createTextNode(` The download holds every chunk: ${jsonSize(lifted.export_bytes)}.`),
   );
   node.hidden = false;
 }

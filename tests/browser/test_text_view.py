@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from helpers import RECORD_POSTS, WAIT_MS, cli_chunk, configure, native, put_text
+from helpers import RECORD_POSTS, WAIT_MS, cli_chunk, configure, native, put_text, release_held
 from playwright.sync_api import expect
 
 from pyapp.facts import MAX_CHUNKS
@@ -275,15 +275,25 @@ def test_lifting_the_caps_shows_every_card_near_the_view_and_downloads_what_the_
     # The choice holds when the settings change, until the caps are put back; the
     # settings' one view call brings the cards in sight (no cards call of their own).
     app.evaluate(RECORD_POSTS)
+    app.evaluate("() => { window.__spy.hold = 'checks'; }")  # the download's size waits
     configure(app, overlap="1")
-    expect(app.get_by_test_id("lift-note")).to_contain_text("963 chunks", timeout=WAIT_MS)
+    lift_note = app.get_by_test_id("lift-note")
+    expect(lift_note).to_contain_text("963 chunks", timeout=WAIT_MS)
+    expect(lift_note).to_contain_text("its size follows in a moment")
+    # When the checks come (the sentences cut, the download's size), "Put the caps back"
+    # stays where it is, under the pointer: the last check's words hold their place.
+    restore = app.get_by_test_id("restore-caps")
+    before = restore.bounding_box()
+    release_held(app)
+    expect(lift_note).to_contain_text("kB of JSON", timeout=WAIT_MS)
+    assert restore.bounding_box() == before
     expect(cards.first).to_have_attribute("aria-label", re.compile(r"^Chunk \d+ of 963$"))
     expect(list_).to_have_attribute("data-rendered", "true")
     assert app.locator("#chunk-list .chunk-loading").count() == 0
     posted = app.evaluate("() => window.__posted")
     assert "view" in posted and "cards" not in posted, posted
     assert cards.count() < 60
-    app.get_by_test_id("restore-caps").click()
+    restore.click()
     expect(notice).to_be_visible(timeout=WAIT_MS)
     expect(cards).to_have_count(0)
     expect(app.get_by_test_id("lift-caps")).to_have_text("Show all 963 chunks anyway")
