@@ -625,7 +625,8 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
     last = null;
     measuredChoices([]);
     evidenceChoices([]);
-    for (const th of head.querySelectorAll("[data-produced-col], [data-evidence-col]")) th.remove();
+    producedColumns([], []);
+    evidenceColumns([], [], []);
     body.replaceChildren();
     box.replaceChildren();
     box.classList.remove("is-updating");

@@ -69,7 +69,7 @@ WORKER_SPY = """(() => {
           document.documentElement.dataset.spyHeld = String(spy.held.length);
           return undefined;
         }
-        if (data?.type === "result" && spy.failNext === spy.purposes.get(data.id)) {
+        if (data?.type === "result" && spy.failNext === purpose) {
           spy.failNext = null;
           const message = "Traceback (most recent call last):\\n" +
             '  File "/lib/python3.14/site-packages/pyapp/web/api.py", line 9, in handle\\n' +
