@@ -291,6 +291,10 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
   let refocus = null;
   /** The latest view's request, not swept yet because the panel was closed. */
   let waiting = null;
+  // Advanced by forget(): a sweep asked before it, still on its way, is of what was
+  // forgotten and is dropped when it lands (a closed panel asks nothing newer that
+  // would supersede it in the engine's client).
+  let generation = 0;
   // The dense columns: asked for here, then kept on for later sweeps (the cache
   // serves what the settings share) until cancelled.
   const dense = denseRetriever(engine);
@@ -399,17 +403,19 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
     // are real chunkings, with the overlap each produced).
     const splitter = splitterOf(viewRequest);
     lastView = viewRequest;
+    const asked = generation;
     const extra = evidenceFields?.fields ?? {};
     const sweepRequest = {
       op: "sweep", text, unit, encoding, size, overlap, overlap_mode: overlapMode, ...splitter, ...extra,
     };
     if (denseOn && questionsGiven()) {
       const vectors = await denseVectors(sweepRequest); // says its own failure, then null
-      if (vectors === null) return;
+      if (vectors === null || asked !== generation) return;
       sweepRequest.vectors = vectors;
     }
     const response = await askEngine(engine, PURPOSE.sweep, sweepRequest);
     if (response === null) return; // superseded by a newer sweep
+    if (asked !== generation) return; // of a text, setting or list forgotten meanwhile
     if (!response.ok) {
       // The main view accepted these settings, so this should not happen; say so if it does.
       error.textContent = response.error.message;
@@ -621,6 +627,7 @@ export function mountSweep({ engine, panel, apply, isOpen = () => true }) {
    * panel sweeps the latest view once it is opened, as on a first visit.
    */
   function forget() {
+    generation += 1;
     if (last === null) return;
     last = null;
     measuredChoices([]);

@@ -216,7 +216,9 @@ def test_a_selected_passage_is_checked_and_a_split_one_is_flagged_until_the_sugg
     expect(app.get_by_test_id("evidence-use-any-overlap")).to_be_hidden()
 
     # Only the low half of the parrot's surrogate pair selected (UTF-16 [1, 2)): the
-    # whole parrot is added, [0, 1) in code points, and the list is still checked.
+    # whole parrot is added, [0, 1) in code points, and the list is still checked. The
+    # sweep of the longer list is held on its way, to land after the list is cleared.
+    app.evaluate("() => { window.__spy.hold = 'sweep'; }")
     app.get_by_test_id("text-input").evaluate("(el) => { el.focus(); el.setSelectionRange(1, 2); }")
     app.get_by_test_id("evidence-add").click()
     evidence_ready(app, 4)
@@ -226,12 +228,15 @@ def test_a_selected_passage_is_checked_and_a_split_one_is_flagged_until_the_sugg
 
     # Cleared, the list says it is empty, and the note how to add a passage again. The
     # sweep, closed meanwhile, drops its evidence metric with the list it measured, and
-    # sweeps again once opened.
+    # sweeps again once opened. The sweep that was on its way lands after the clear and
+    # brings nothing back.
+    expect(app.locator("html[data-spy-held]")).to_be_attached(timeout=WAIT_MS)
     sweep = app.get_by_test_id("sweep-fold")
     sweep.locator("summary").first.click()
     expect(sweep).not_to_have_attribute("open", "")
     app.get_by_test_id("evidence-clear").click()
     expect(app.get_by_test_id("evidence-item")).to_have_count(0)
+    release_held(app)
     expect(app.get_by_test_id("evidence-empty")).to_be_visible()
     expect(app.get_by_test_id("evidence-add-note")).to_have_text(how_to_add)
     expect(app.get_by_test_id("sweep-status")).to_have_text("Waiting for the first result…")
