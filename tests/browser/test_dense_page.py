@@ -119,11 +119,13 @@ WATCH_MAIN_THREAD = """() => {
 }"""
 
 
-def plan_keys(body: str) -> list[str]:
-    """The texts the dense check of ``body`` embeds (its chunks and the questions), as
-    the engine names them."""
+def plan_keys(body: str, scope: str = "evidence") -> list[str]:
+    """The texts the dense check of ``body`` embeds (its chunks and the questions), or
+    the sweep's (every setting's chunks and the questions), as the engine names them."""
     lines = "\n".join(json.dumps(line) for line in LINES)
-    answer = native("dense_plan", text=body, unit="word", size=8, overlap=2, evidence_jsonl=lines)
+    answer = native(
+        "dense_plan", text=body, unit="word", size=8, overlap=2, evidence_jsonl=lines, scope=scope
+    )
     return list(answer["keys"])
 
 
@@ -247,17 +249,26 @@ def test_the_sweep_says_its_work_first_can_be_cancelled_and_adds_the_clis_dense_
     note = app.get_by_test_id("sweep-dense-note")
     expect(note).to_contain_text("texts (every setting's chunks and the questions) to embed")
     expect(note).to_contain_text("about")
+    # The texts of every setting: those this browser embedded already (an earlier test's
+    # dense check of the same text, on this test process's page) are in its cache.
+    texts = len(set(plan_keys(TEXT, scope="sweep")))
     planned = int(box.get_attribute("data-embed"))
-    assert planned > 8  # more settings than one: more chunks than the evidence check's
-    # Cancelled while the model loads: nothing is embedded, and it says so.
+    assert planned > 0 and texts > 8  # more settings than one: more chunks than one check's
+    expect(note).to_contain_text(f"{planned} of {texts} texts")
+    # Cancelled at once (while the model loads, or embeds if it was loaded already).
     app.get_by_test_id("sweep-dense-run").click()
     app.get_by_test_id("sweep-dense-cancel").click()
     expect(box).to_have_attribute("data-stage", "cancelled", timeout=MODEL_LOAD_MS)
     expect(note).to_contain_text("Cancelled")
-    # Asked again: it runs to the end, and the rows carry the command line's figures.
+    # Asked again, it goes on from what was kept, runs to the end, and the rows carry
+    # the command line's figures.
     app.get_by_test_id("sweep-dense-plan").click()
+    expect(note).to_contain_text(f"of {texts} texts")
+    left = int(box.get_attribute("data-embed"))
+    assert 0 < left <= planned
     app.get_by_test_id("sweep-dense-run").click()
-    expect(box).to_have_attribute("data-embedded", str(planned), timeout=MODEL_LOAD_MS)
+    expect(box).to_have_attribute("data-embedded", str(left), timeout=MODEL_LOAD_MS)
+    expect(box).to_have_attribute("data-cached", str(texts - left))
     cells = app.locator('[data-testid="sweep-table"] td[data-key="dense_recall_at_k"]')
     expect(cells.first).to_be_attached(timeout=WAIT_MS)
     shown = cells.evaluate_all("els => els.map((e) => Number(e.dataset.value))")
