@@ -789,6 +789,43 @@ def write_lock(files: dict[str, Path], wheels: list[Path]) -> Path:
     return lock
 
 
+#: How the snapshot file is packed (part of the build cache's key): its blocks of
+#: SNAPSHOT_BLOCK bytes that are not all zeros, in order, gzipped. The manifest's
+#: ``stored`` lists them as runs ``[first block, blocks]``; every other block is zeros,
+#: as a new wasm memory is already. Nearly half of the 30 MiB are zero blocks: the
+#: worker neither inflates nor copies them (natively, inflating took 113 ms whole and
+#: 57 ms packed so).
+SNAPSHOT_PACKING = "nonzero-blocks-v1"
+SNAPSHOT_BLOCK = 4096
+
+
+def pack_snapshot(raw: bytes, block: int = SNAPSHOT_BLOCK) -> tuple[bytes, dict[str, Any]]:
+    """``raw``'s blocks that are not all zeros, gzipped, and the manifest's ``stored``
+    entry saying where they go (the last block may be short).
+
+    >>> packed, stored = pack_snapshot(bytes(8) + b"ab" + bytes(6) + b"c", block=4)
+    >>> stored
+    {'block': 4, 'runs': [[2, 1], [4, 1]], 'bytes': 5}
+    >>> gzip.decompress(packed)
+    b'ab\\x00\\x00c'
+    """
+    zero = bytes(block)
+    runs: list[list[int]] = []
+    kept = []
+    for index, start in enumerate(range(0, len(raw), block)):
+        chunk = raw[start : start + block]
+        if chunk == zero[: len(chunk)]:
+            continue
+        kept.append(chunk)
+        if runs and runs[-1][0] + runs[-1][1] == index:
+            runs[-1][1] += 1
+        else:
+            runs.append([index, 1])
+    body = b"".join(kept)
+    packed = gzip.compress(body, compresslevel=6, mtime=0)
+    return packed, {"block": block, "runs": runs, "bytes": len(body)}
+
+
 @named_step
 def make_snapshot(files: dict[str, Path]) -> dict[str, Any]:
     """A Pyodide memory snapshot with the engine imported, made by Node from the pinned
@@ -801,7 +838,7 @@ def make_snapshot(files: dict[str, Path]) -> dict[str, Any]:
     script = ROOT / SNAPSHOT_SCRIPT
     inputs = [script, ROOT / "package-lock.json"]
     inputs += [files[name] for name in sorted(files) if name.startswith(("pyodide/", "packages/"))]
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(SNAPSHOT_PACKING.encode() + b"\0")
     for path in inputs:
         digest.update(path.name.encode() + b"\0" + sha256_file(path).encode() + b"\0")
     out = CACHE / "snapshot" / digest.hexdigest()[:16]
@@ -820,16 +857,14 @@ def make_snapshot(files: dict[str, Path]) -> dict[str, Any]:
             ["node", str(script), str(files["pyodide/pyodide.mjs"].parent)]
             + [str(staging / "packages"), str(raw)]
         )
-        with (
-            raw.open("rb") as source,
-            gzip.GzipFile(staging / gz.name, "wb", compresslevel=6, mtime=0) as target,
-        ):
-            shutil.copyfileobj(source, target, 1 << 20)
+        packed, stored = pack_snapshot(raw.read_bytes())
+        (staging / gz.name).write_bytes(packed)
         manifest = {
             "file": Path(SNAPSHOT_FILE).name,
             "encoding": "gzip",
             "sha256": sha256_file(staging / gz.name),
             "bytes": raw.stat().st_size,
+            "stored": stored,
             "made_by": json.loads(report.strip().splitlines()[-1]),
         }
         if manifest["bytes"] > SNAPSHOT_MAX_BYTES:

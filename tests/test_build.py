@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
+import hashlib
+import json
 import re
 import sys
 import threading
@@ -356,3 +359,43 @@ def test_the_tests_parts_are_prepared_at_once_and_a_failed_one_is_said_after_the
     with pytest.raises(build.StepFailed, match="fetch_vocabularies: no network"):
         build.prepare_for_tests()
     assert sorted(ended) == ["install_node_modules", "install_test_tools"]
+
+
+def unpack_snapshot(packed: bytes, size: int, stored: dict[str, Any]) -> bytes:
+    """The snapshot's bytes as the worker puts them together (unpackBlocks in
+    static/engine/worker.js): each run of stored blocks into place, zeros elsewhere."""
+    body, out, at = gzip.decompress(packed), bytearray(size), 0
+    assert len(body) == stored["bytes"]
+    for first, count in stored["runs"]:
+        start, end = first * stored["block"], min((first + count) * stored["block"], size)
+        out[start:end] = body[at : at + end - start]
+        at += end - start
+    assert at == len(body)
+    return bytes(out)
+
+
+@pytest.mark.parametrize("size", [0, 4096, 3 * 4096 + 64])
+def test_the_snapshot_is_packed_without_its_zero_blocks_and_unpacks_to_itself(size: int) -> None:
+    block = build.SNAPSHOT_BLOCK
+    raw = bytearray(size)
+    if size > block:  # a stored block, a zero one, then two stored (the last one short)
+        raw[5] = raw[2 * block] = raw[size - 1] = 7
+    packed, stored = build.pack_snapshot(bytes(raw))
+    assert unpack_snapshot(packed, size, stored) == raw
+    expected = {0: [], 4096: [], 3 * 4096 + 64: [[0, 1], [2, 2]]}[size]
+    assert stored["runs"] == expected
+    assert stored["bytes"] == sum(
+        min((first + count) * block, size) - first * block for first, count in expected
+    )
+
+
+def test_the_built_snapshot_unpacks_to_the_size_its_manifest_says() -> None:
+    dist = build.DIST
+    if not (dist / build.SNAPSHOT_MANIFEST).exists():
+        pytest.skip("no built site: run python build.py")
+    manifest = json.loads((dist / build.SNAPSHOT_MANIFEST).read_text())
+    packed = (dist / build.SNAPSHOT_FILE).read_bytes()
+    assert manifest["sha256"] == hashlib.sha256(packed).hexdigest()
+    raw = unpack_snapshot(packed, manifest["bytes"], manifest["stored"])
+    assert len(raw) == manifest["bytes"] <= build.SNAPSHOT_MAX_BYTES
+    assert manifest["stored"]["bytes"] < manifest["bytes"] * 0.75  # the zeros are left out

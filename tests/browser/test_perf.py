@@ -6,7 +6,6 @@ never asserted here; these tests check that each path is taken and still works.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import re
@@ -204,15 +203,16 @@ def test_the_first_frame_is_drawn_before_the_page_loads_its_own_modules(
 def broken_snapshot_url(
     built_site: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
-    """A copy of dist/ whose snapshot passes its sha256 check but is not a snapshot."""
+    """A copy of dist/ whose snapshot passes its sha256 check and unpacks, but is not a
+    snapshot."""
     copy = tmp_path_factory.mktemp("broken-snapshot") / "dist"
     shutil.copytree(built_site, copy)
     manifest_path = copy / build.SNAPSHOT_MANIFEST
     manifest = json.loads(manifest_path.read_text())
     junk = bytes(range(256)) * 64
-    packed = gzip.compress(junk, mtime=0)
+    packed, stored = build.pack_snapshot(junk)
     (copy / build.SNAPSHOT_FILE).write_bytes(packed)
-    manifest.update(sha256=hashlib.sha256(packed).hexdigest(), bytes=len(junk))
+    manifest.update(sha256=hashlib.sha256(packed).hexdigest(), bytes=len(junk), stored=stored)
     manifest_path.write_text(json.dumps(manifest))
     with build.serving_in_background(copy) as url:
         yield url
