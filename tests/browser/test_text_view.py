@@ -271,6 +271,9 @@ def test_lifting_the_caps_shows_every_card_near_the_view_and_downloads_what_the_
     app.locator('[data-testid="segment"][data-chunks="300"]').first.click()
     expect(app.locator("#chunk-300")).to_be_focused(timeout=WAIT_MS)
     expect(app.locator("#chunk-300")).to_be_in_viewport()
+    # Every card in sight there is drawn (under load the cards near it may still have
+    # been on their way: their call is not the settings' change below).
+    expect(list_).to_have_attribute("data-rendered", "true")
 
     # The choice holds when the settings change, until the caps are put back; the
     # settings' one view call brings the cards in sight (no cards call of their own).
