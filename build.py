@@ -862,7 +862,7 @@ def make_snapshot(files: dict[str, Path]) -> dict[str, Any]:
         manifest = {
             "file": Path(SNAPSHOT_FILE).name,
             "encoding": "gzip",
-            "sha256": sha256_file(staging / gz.name),
+            "sha256": hashlib.sha256(packed).hexdigest(),
             "bytes": raw.stat().st_size,
             "stored": stored,
             "made_by": json.loads(report.strip().splitlines()[-1]),
