@@ -193,11 +193,43 @@ SERVICE_WORKER_MARKER = "const BUILD = null; // build.py replaces this line"
 SITE_DIRS = ("static",)
 PYAPP_SOURCES = ("pyproject.toml", "README.md", "pyapp")
 
+#: Features Chromium runs without here. Headless Chromium 156 starts a renderer for the
+#: address bar's suggestion popup (chrome://omnibox-popup.top-chrome, a page of its own
+#: UI) with every new browser context, since each context is a window of its own: traced
+#: on a cold visit, it took about 430 ms of CPU while the page started (273 ms on its
+#: main thread), on a machine of two cores. A person's browser starts it with a window,
+#: not with a page, so the tests and the benchmark go without it (the first four). Only
+#: the last --disable-features on a command line counts, and Playwright passes one of its
+#: own, so the rest repeat Playwright's (1.65, as a renderer's command line shows them);
+#: tests/browser/test_launch.py holds this list to Playwright's.
+CHROMIUM_DISABLED_FEATURES = (
+    "WebUIOmniboxPopup",
+    "WebUIOmniboxAimPopup",
+    "WebUIOmniboxFullPopup",
+    "PreloadTopChromeWebUI",
+    "AimEnabled",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsFirstBalancedModeAutoEnable",
+    "HttpsUpgrades",
+    "LensOverlay",
+    "MediaRouter",
+    "NetworkTimeServiceQuerying",
+    "OptimizationHints",
+    "PaintHolding",
+    "PreconnectToSearch",
+    "TcpPortRandomizationWin",
+    "ThirdPartyStoragePartitioning",
+    "msEdgeUpdateLaunchServicesPreferredVersion",
+    "msForceBrowserSignIn",
+)
 CHROMIUM_FLAGS = (
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
+    "--disable-features=" + ",".join(CHROMIUM_DISABLED_FEATURES),
 )
 
 

@@ -262,6 +262,16 @@ WORKER_ENTRIES = """() => ({
 })"""
 
 
+#: How every page here is opened, said once in each section that times a cold visit.
+LAUNCH_NOTE = (
+    "Chromium is launched as the tests launch it (build.py's CHROMIUM_FLAGS): without the"
+    " renderer of the address bar's suggestion popup, which headless Chromium starts with"
+    " every new context, so beside every cold visit measured here, the bare pages' too"
+    " (about 430 ms of CPU on two cores; a person's browser starts it with a window, not"
+    " with a page)"
+)
+
+
 class BenchHandler(build.SiteHandler):
     """dist/ as the site serves it, plus the benchmark pages under /__bench__/."""
 
@@ -1448,6 +1458,7 @@ def main(argv: list[str]) -> int:
             f"Site benchmark, {args.runs} runs per row, medians; headless Chromium {version}.",
             f"Machine: {machine()}. Date: {when}. Took {time.monotonic() - began:,.0f} s.",
             f"Text: {run.notes.get('text', '?')}. Settings: {run.notes.get('settings', '?')}.",
+            f"{LAUNCH_NOTE}.",
             f"Long tasks: {run.notes.get('longtask', '?')}.",
             f"Rows 9-11 (whole interaction): {run.notes.get('follow-up', '?')}.",
             f"Rows 12-15 (paste, drop): {run.notes.get('document', '?')}; the anchor's"
@@ -1573,6 +1584,7 @@ def keystroke_section(runs: int, before: Path | None) -> str:
         f" run.{against} Headless Chromium {version}.\n\n"
         f"- Machine: {machine()}; load average {load[0]:.1f} at the end (the machine is"
         f" shared). Date: {when}. Took {time.monotonic() - began:,.0f} s.\n"
+        f"- {LAUNCH_NOTE}.\n"
         "- Row 9: ten characters typed 120 ms apart into the middle of 1,000,000 bytes of"
         " English, token mode (o200k_base) 512 / 77; each keystroke's latency is from its"
         " input event to the first frame whose character count includes it. This build's"
