@@ -40,8 +40,8 @@ is a few named steps:
     write_page_modules  dist/static/page-modules.js: the page's modules, which start.js
                         preloads once the first frame is drawn
     inline_stylesheet   dist/index.html with static/style.css in it, allowed by its sha256,
-                        and its closed folds' contents and all but its shell (the header,
-                        the text box, the summary) in templates until the first paint
+                        and its closed folds' contents and all but its shell (the header
+                        and the text box) in templates until the first paint
     write_service_worker  dist/sw.js: sw.js with this build's version and every file's sha256
     assemble_site       index.html and static/ -> dist/
 
@@ -1105,8 +1105,8 @@ LATER_TEMPLATE = "<template data-later>"
 
 def shell_page(html: str) -> str:
     """index.html with each part between :data:`LATER_OPEN` and :data:`LATER_CLOSE` in a
-    ``<template data-later>``: the first frame is the page's shell (the header, the text
-    box, the summary) and the browser parses, styles, lays out and scans for form fields
+    ``<template data-later>``: the first frame is the page's shell (the header and the
+    text box) and the browser parses, styles, lays out and scans for form fields
     nothing else before it draws it (traced on a cold visit: laying out and scanning the
     whole page's 476 boxes held that frame back). static/start.js puts them back as soon
     as the frame is drawn. Refuses marks that do not pair up."""

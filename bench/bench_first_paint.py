@@ -12,8 +12,8 @@ load is measured as row 1 is (``bench_site.FIRST_PAINT``), then closed 100 ms af
 first paint, so no page's start-up overlaps the next one's. The variants:
 
 - as built;
-- without its script: no ``start.js`` and no module preloads, so no worker starts and
-  no module is fetched or compiled before the first frame;
+- without its script: no ``start.js`` (nor any module preload), so no worker starts
+  and no module is fetched or compiled before the first frame;
 - without its stylesheet: the inline ``<style>`` removed;
 - without the parts kept for later: the ``<template data-later>`` and
   ``<template data-folded>`` elements removed (the parser still reads them on a visit);
@@ -73,7 +73,8 @@ def removed(pattern: re.Pattern[str], html: str, what: str) -> str:
 
 
 def without_script(html: str) -> str:
-    return removed(PRELOAD, removed(SCRIPT, html, "start.js"), "module preload")
+    """``html`` without start.js and without any module preload the page may carry."""
+    return PRELOAD.sub("", removed(SCRIPT, html, "start.js"))
 
 
 def without_stylesheet(html: str) -> str:
@@ -207,6 +208,7 @@ def section(runs: int) -> str:
         f" that alternates. Headless Chromium {version}.\n\n"
         f"- Machine: {machine()}; load average {os.getloadavg()[0]:.1f} at the end. Date:"
         f" {when}. Took {time.monotonic() - began:,.0f} s.\n"
+        f"- {bench_site.LAUNCH_NOTE}.\n"
         "- Each indented row is a copy of the built page with the part it names taken out"
         " (the module's docstring says how); only the first row is a page a person gets."
         " Row 1 of the site table measures the same thing in its own run.\n\n"

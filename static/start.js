@@ -2,16 +2,19 @@
 // modules once its first frame is on screen, and registers the service worker that
 // serves repeat and offline visits (../sw.js).
 //
-// index.html loads this module (with `async`) and preloads its small graph: just this
-// file, the engine client (engine/), facts.js and page-modules.js, so the worker (and
-// with it the runtime and the memory snapshot downloads) starts while the page is
-// still being parsed. view/app.js and the modules it imports (PAGE_MODULES, listed by
-// build.py) come after the first paint: fetched and compiled while the browser lays
-// out and draws the first frame, about fifty modules held that frame back (traced on
-// a cold visit, the raster of the first frame waited behind their compiling on a
-// two-core machine). That frame is the page's shell (the header, the text box, the
-// summary): build.py keeps the rest in templates, put back as soon as the frame is
-// drawn, and the closed folds' contents, put back before the page's modules run. view/app.js imports `engine` from here and calls
+// index.html loads this module (with `async`), and its small graph follows it: just
+// this file, the engine client (engine/), facts.js and page-modules.js, so the worker
+// (and with it the runtime and the memory snapshot downloads) starts while the page
+// is read and drawn. They are not preloaded: fetched and compiled beside the first
+// frame, they held it back, and brought the engine no sooner (measured interleaved,
+// bench/bench_first_paint.py and row 2 of the site benchmark). view/app.js and the
+// modules it imports (PAGE_MODULES, listed by build.py) come after the first paint:
+// fetched and compiled while the browser lays out and draws the first frame, about
+// fifty modules held that frame back (traced on a cold visit, the raster of the first
+// frame waited behind their compiling on a two-core machine). That frame is the
+// page's shell (the header and the text box): build.py keeps the rest in templates,
+// put back as soon as the frame is drawn, and the closed folds' contents, put back
+// before the page's modules run. view/app.js imports `engine` from here and calls
 // engine.listen(), which replays the stages seen so far.
 
 import { Engine } from "./engine/engine-client.js";
@@ -87,7 +90,7 @@ function putBack(selector) {
 // view/app.js imports this module, which must have finished.
 const painted = firstPaint();
 // The rest of the page, which build.py kept out of the first frame (its shell: the
-// header, the text box, the summary): back as soon as that frame is drawn.
+// header and the text box): back as soon as that frame is drawn, the summary first.
 painted.then(() => putBack("template[data-later]"));
 Promise.all([painted, Promise.race([engine.whenRunning(), wait(ENGINE_WAIT_MS)])])
   .then(() => {
