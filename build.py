@@ -964,8 +964,10 @@ def add_site_sources(files: dict[str, Path]) -> None:
 #: The page's stylesheet, put into index.html by :func:`inline_stylesheet`.
 STYLESHEET = "static/style.css"
 STYLESHEET_LINK = f'<link rel="stylesheet" href="{STYLESHEET}">'
-#: The module that starts the engine (index.html loads it) and the page's own modules,
-#: which it loads once the first frame is on screen (:func:`write_page_modules`).
+#: The page's entry (index.html loads it: it imports nothing before the first frame),
+#: the module it imports once that frame is drawn, which starts the engine, and the
+#: page's own modules, which that one loads after (:func:`write_page_modules`).
+ENTRY_MODULE = "static/boot.js"
 START_MODULE = "static/start.js"
 APP_MODULE = "static/view/app.js"
 PAGE_MODULES = "static/page-modules.js"

@@ -12,8 +12,8 @@ load is measured as row 1 is (``bench_site.FIRST_PAINT``), then closed 100 ms af
 first paint, so no page's start-up overlaps the next one's. The variants:
 
 - as built;
-- without its script: no ``start.js`` (nor any module preload), so no worker starts
-  and no module is fetched or compiled before the first frame;
+- without its script: no ``boot.js`` (nor any module preload), so no module is
+  fetched or compiled at all, and no worker starts;
 - without its stylesheet: the inline ``<style>`` removed;
 - without the parts kept for later: the ``<template data-later>`` and
   ``<template data-folded>`` elements removed (the parser still reads them on a visit);
@@ -56,7 +56,7 @@ from results import put_section  # noqa: E402
 
 import build  # noqa: E402
 
-SCRIPT = re.compile(r'<script type="module"[^>]*src="static/start\.js"></script>\n?')
+SCRIPT = re.compile(r'<script type="module"[^>]*src="static/boot\.js"></script>\n?')
 PRELOAD = re.compile(r'<link rel="modulepreload"[^>]*>\n?')
 STYLE = re.compile(r"<style>(.*?)</style>", re.S)
 LATER = re.compile(r"<template data-(?:later|folded)>")
@@ -73,8 +73,8 @@ def removed(pattern: re.Pattern[str], html: str, what: str) -> str:
 
 
 def without_script(html: str) -> str:
-    """``html`` without start.js and without any module preload the page may carry."""
-    return PRELOAD.sub("", removed(SCRIPT, html, "start.js"))
+    """``html`` without boot.js and without any module preload the page may carry."""
+    return PRELOAD.sub("", removed(SCRIPT, html, "boot.js"))
 
 
 def without_stylesheet(html: str) -> str:

@@ -33,7 +33,7 @@ def built_page() -> str:
 
 def test_without_its_script_nothing_is_fetched_or_run_before_the_frame(built_page: str) -> None:
     page = fp.without_script(built_page)
-    assert "start.js" in built_page
+    assert "boot.js" in built_page
     assert "<script" not in page and "modulepreload" not in page
     preloading = built_page.replace("</head>", '<link rel="modulepreload" href="x.js">\n</head>')
     assert fp.without_script(preloading) == page

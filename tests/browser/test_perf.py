@@ -134,7 +134,7 @@ def test_the_first_frame_is_drawn_before_the_page_loads_its_own_modules(
     page: Any, session: Any, site_url: str
 ) -> None:
     page.add_init_script(FORMATS_BEFORE_WORKER)
-    # The first frame needs no module: with start.js held, the shell (the header and
+    # The first frame needs no module: with boot.js held, the shell (the header and
     # the text box) is drawn and the text box takes typing; the rest of the page (the
     # settings below the box, the summary and the panels) waits in templates, so that
     # frame neither lays it out nor scans its fields.
@@ -143,7 +143,7 @@ def test_the_first_frame_is_drawn_before_the_page_loads_its_own_modules(
     def hold(route: Any) -> None:
         held.append(route)
 
-    page.route("**/static/start.js", hold)
+    page.route("**/static/boot.js", hold)
     page.goto(site_url, wait_until="domcontentloaded")
     box = page.get_by_test_id("text-input")
     box.fill("one two three four")
