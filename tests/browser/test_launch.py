@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -34,34 +35,35 @@ def stock_browser(browser: Any) -> Iterator[Any]:
         stock.close()
 
 
-def browser_ui_after_a_visit(browser: Any) -> list[str]:
-    """The URLs of the browser's own UI pages once a new context has shown a page."""
+@contextmanager
+def after_a_visit(browser: Any) -> Iterator[Callable[[str], Any]]:
+    """While a new context shows a page: a function that asks the browser (the
+    DevTools protocol) a question by its method name and returns the answer."""
     context = browser.new_context()
     try:
         context.new_page().goto("about:blank")
         session = browser.new_browser_cdp_session()
         try:
-            targets = session.send("Target.getTargets")["targetInfos"]
+            yield session.send
         finally:
             session.detach()
     finally:
         context.close()
+
+
+def browser_ui_after_a_visit(browser: Any) -> list[str]:
+    """The URLs of the browser's own UI pages once a new context has shown a page."""
+    with after_a_visit(browser) as ask:
+        targets = ask("Target.getTargets")["targetInfos"]
     return [target["url"] for target in targets if target["type"] == "browser_ui"]
 
 
 def disabled_features(browser: Any) -> set[str]:
     """The features a renderer of ``browser`` runs without, as its command line says
     (the browser hands every child process the features it settled on)."""
-    context = browser.new_context()
-    try:
-        context.new_page().goto("about:blank")
-        session = browser.new_browser_cdp_session()
-        try:
-            processes = session.send("SystemInfo.getProcessInfo")["processInfo"]
-        finally:
-            session.detach()
-        lists = set()
-        for process in processes:
+    lists = set()
+    with after_a_visit(browser) as ask:
+        for process in ask("SystemInfo.getProcessInfo")["processInfo"]:
             if process["type"] != "renderer":
                 continue
             try:
@@ -71,8 +73,6 @@ def disabled_features(browser: Any) -> set[str]:
             found = re.search(r"--disable-features=(\S+)", line.replace("\0", " "))
             if found:
                 lists.add(frozenset(found.group(1).split(",")))
-    finally:
-        context.close()
     assert len(lists) == 1, f"the renderers disagree, or none said: {lists}"
     return set(next(iter(lists)))
 
