@@ -130,6 +130,26 @@ WORKER_TIMELINE = """() => {
 }"""
 
 
+def test_an_engine_start_that_cannot_load_says_so_and_the_text_box_still_works(
+    page: Any, session: Any, site_url: str
+) -> None:
+    # boot.js imports start.js once the first frame is drawn; when that fails, nothing
+    # else could say it, so the status in the header does, and the box keeps typing.
+    session.allow_console_error(r"(?i)engine could not be started|Failed to load|ERR_")
+    page.route("**/static/start.js", lambda route: route.abort())
+    page.goto(site_url)
+    status = page.get_by_test_id("status")
+    expect(status).to_have_attribute("data-state", "error")
+    expect(status).to_contain_text("The engine could not be started")
+    expect(status).to_contain_text("reload the page")
+    box = page.get_by_test_id("text-input")
+    box.fill("still typed")
+    expect(box).to_have_value("still typed")
+    # The rest of the page was put back all the same (it needs no script to be read).
+    expect(page.get_by_test_id("summary-chunks")).to_be_visible()
+    assert page.locator("template[data-later]").count() == 0
+
+
 def test_the_first_frame_is_drawn_before_the_page_loads_its_own_modules(
     page: Any, session: Any, site_url: str
 ) -> None:
