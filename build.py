@@ -1110,7 +1110,7 @@ def shell_page(html: str) -> str:
     ``<template data-later>``: the first frame is the page's shell (the header and the
     text box) and the browser parses, styles, lays out and scans for form fields
     nothing else before it draws it (traced on a cold visit: laying out and scanning the
-    whole page's 476 boxes held that frame back). static/start.js puts them back as soon
+    whole page's 476 boxes held that frame back). static/boot.js puts them back as soon
     as the frame is drawn. Refuses marks that do not pair up."""
     out: list[str] = []
     at = 0

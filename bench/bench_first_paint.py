@@ -45,6 +45,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
@@ -56,7 +57,8 @@ from results import put_section  # noqa: E402
 
 import build  # noqa: E402
 
-SCRIPT = re.compile(r'<script type="module"[^>]*src="static/boot\.js"></script>\n?')
+ENTRY = re.escape(build.ENTRY_MODULE)  # the page's one script
+SCRIPT = re.compile(rf'<script type="module"[^>]*src="{ENTRY}"></script>\n?')
 PRELOAD = re.compile(r'<link rel="modulepreload"[^>]*>\n?')
 STYLE = re.compile(r"<style>(.*?)</style>", re.S)
 LATER = re.compile(r"<template data-(?:later|folded)>")
@@ -142,9 +144,9 @@ def variant_sites(folder: Path) -> dict[str, Path]:
     return sites
 
 
-def paint_once(browser: object, url: str) -> float:
+def paint_once(browser: Any, url: str) -> float:
     """A fresh context's first paint of ``url``, as row 1 measures it (ms)."""
-    context = browser.new_context()  # type: ignore[attr-defined]
+    context = browser.new_context()
     try:
         context.add_init_script(bench_site.PROBE)
         page = context.new_page()

@@ -14,7 +14,7 @@
 // page's modules run. view/app.js imports `engine` from here and calls
 // engine.listen(), which replays the stages seen so far.
 
-import { painted, putBack, typedBeforeWiring, wired } from "./boot.js";
+import { putBack, typedBeforeWiring, wired } from "./boot.js";
 import { Engine } from "./engine/engine-client.js";
 import { messageOf } from "./engine/protocol.js";
 import { PAGE_MODULES } from "./page-modules.js";
@@ -35,11 +35,12 @@ const ENGINE_WAIT_MS = 5000;
 const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // The page's modules, all requested at once (not import by import), then the page,
-// once the first frame is drawn and the engine's worker runs: the worker's own modules
-// are fetched through this page's thread, which wiring the page keeps busy (traced:
-// the worker's first import waited 400 ms behind view/app.js). Not awaited here:
-// view/app.js imports this module, which must have finished.
-Promise.all([painted, Promise.race([engine.whenRunning(), wait(ENGINE_WAIT_MS)])])
+// once the engine's worker runs (the first frame is drawn already: boot.js imports this
+// module only then): the worker's own modules are fetched through this page's thread,
+// which wiring the page keeps busy (traced: the worker's first import waited 400 ms
+// behind view/app.js). Not awaited here: view/app.js imports this module, which must
+// have finished.
+Promise.race([engine.whenRunning(), wait(ENGINE_WAIT_MS)])
   .then(() => {
     // The closed folds' contents, which build.py kept out of the first frame.
     putBack("template[data-folded]");
