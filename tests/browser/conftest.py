@@ -243,8 +243,13 @@ class Shared:
         self.page.on("console", self.recorder.on_console)
         self.page.on("pageerror", lambda error: self.recorder.page_error(str(error)))
         self.page.on("worker", lambda worker: worker.on("console", self.recorder.on_console))
-        open_ready(self.page, self.url)
-        self.first = first_visit(self.page)
+        try:
+            open_ready(self.page, self.url)
+            self.first = first_visit(self.page)
+        except BaseException:
+            # The next test boots a page of its own again, instead of failing on this one.
+            self.page.close()
+            raise
         return self.page
 
     def reload(self) -> None:

@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from pyapp.web.api import handle
@@ -83,9 +84,29 @@ WORKER_SPY = """(() => {
 })();"""
 
 
+# What the page shows of its start-up, for a failure message: the status and its words,
+# and the stages the worker reported (the worker spy's, where the page carries it).
+STARTUP_SEEN = """() => {
+  const status = document.querySelector('[data-testid="status"]');
+  return {
+    state: status?.dataset.state ?? null,
+    words: status?.innerText ?? null,
+    stages: window.__spy?.stages ?? null,
+    kept: document.querySelectorAll("template").length,
+  };
+}"""
+
+
 def wait_until_ready(page: Any, timeout_ms: int = BOOT_TIMEOUT_MS) -> None:
-    """Waits until start-up ends; fails, saying why, if it ended in an error."""
-    page.wait_for_selector(f'{READY}, {STATUS}[data-state="error"]', timeout=timeout_ms)
+    """Waits until start-up ends; fails, saying why, if it ended in an error or did not
+    end in time (then with what the page showed of it)."""
+    try:
+        page.wait_for_selector(f'{READY}, {STATUS}[data-state="error"]', timeout=timeout_ms)
+    except PlaywrightTimeout:
+        seen = page.evaluate(STARTUP_SEEN)
+        pytest.fail(
+            f"the engine was not ready in {timeout_ms / 1000:g} s; the page showed {seen}"
+        )
     status = page.locator(STATUS)
     # Once ready, the first computation may already have turned it to "busy".
     if status.get_attribute("data-state") == "error":
