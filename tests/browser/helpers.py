@@ -104,9 +104,7 @@ def wait_until_ready(page: Any, timeout_ms: int = BOOT_TIMEOUT_MS) -> None:
         page.wait_for_selector(f'{READY}, {STATUS}[data-state="error"]', timeout=timeout_ms)
     except PlaywrightTimeout:
         seen = page.evaluate(STARTUP_SEEN)
-        pytest.fail(
-            f"the engine was not ready in {timeout_ms / 1000:g} s; the page showed {seen}"
-        )
+        pytest.fail(f"the engine was not ready in {timeout_ms / 1000:g} s; the page showed {seen}")
     status = page.locator(STATUS)
     # Once ready, the first computation may already have turned it to "busy".
     if status.get_attribute("data-state") == "error":
