@@ -1098,8 +1098,9 @@ def folded_page(html: str) -> str:
     return "".join(out)
 
 
-#: In index.html, what the first frame goes without: the settings below the text box,
-#: the panels below the summary, the notes and the footer, each between these marks.
+#: In index.html, what the first frame goes without: the tab's icon, the settings below
+#: the text box, the panels below the summary, the notes and the footer, each between
+#: these marks.
 LATER_OPEN, LATER_CLOSE = "<!-- later -->", "<!-- /later -->"
 #: What their markup is put in (static/start.js puts it back once that frame is drawn).
 LATER_TEMPLATE = "<template data-later>"
