@@ -39,9 +39,10 @@ is a few named steps:
                         sha256 (from the site lock), which the worker fetches as it starts
     write_page_modules  dist/static/page-modules.js: the page's modules, which start.js
                         preloads once the first frame is drawn
-    inline_stylesheet   dist/index.html with static/style.css in it, allowed by its sha256,
-                        and its closed folds' contents and all but its shell (the header
-                        and the text box) in templates until the first paint
+    inline_first_frame  dist/index.html with static/style.css and static/loader.js in it,
+                        each allowed by its sha256, and its closed folds' contents and all
+                        but its shell (the header and the text box) in templates until
+                        the first paint
     write_service_worker  dist/sw.js: sw.js with this build's version and every file's sha256
     assemble_site       index.html and static/ -> dist/
 
@@ -961,17 +962,22 @@ def add_site_sources(files: dict[str, Path]) -> None:
             files[path.relative_to(ROOT).as_posix()] = path
 
 
-#: The page's stylesheet, put into index.html by :func:`inline_stylesheet`.
+#: The page's stylesheet, put into index.html by :func:`inline_first_frame`.
 STYLESHEET = "static/style.css"
 STYLESHEET_LINK = f'<link rel="stylesheet" href="{STYLESHEET}">'
-#: The page's entry (index.html loads it: it imports nothing before the first frame),
-#: the module it imports once that frame is drawn, which starts the engine, and the
-#: page's own modules, which that one loads after (:func:`write_page_modules`).
+#: The page's one inline script, put into index.html by :func:`inline_loader`: once the
+#: first frame is drawn, it adds the page's entry module.
+LOADER = "static/loader.js"
+LOADER_TAG = f'<script src="{LOADER}"></script>'
+#: The page's entry (the loader adds it once the first frame is drawn; it imports
+#: nothing), the module it imports, which starts the engine, and the page's own
+#: modules, which that one loads after (:func:`write_page_modules`).
 ENTRY_MODULE = "static/boot.js"
 START_MODULE = "static/start.js"
 APP_MODULE = "static/view/app.js"
 PAGE_MODULES = "static/page-modules.js"
-STATIC_IMPORT = re.compile(r"""(?m)^\s*import\b[^"';]*["'](\.{1,2}/[^"']+)["']""")
+#: A static import at the start of a line (not a dynamic ``import(…)``).
+STATIC_IMPORT = re.compile(r"""(?m)^\s*import\b(?!\s*\()[^"';]*["'](\.{1,2}/[^"']+)["']""")
 
 
 def module_graph(files: dict[str, Path], entry: str) -> list[str]:
@@ -1061,6 +1067,29 @@ def inlined_page(html: str, css: str) -> str:
     return html.replace(STYLESHEET_LINK, f"<style>{css}</style>", 1)
 
 
+def inlined_script(html: str, js: str) -> str:
+    """index.html with :data:`LOADER` in a ``<script>`` element, allowed by its sha256
+    in the Content-Security-Policy's script-src (no 'unsafe-inline'): the page asks for
+    no script file before its first frame. Refuses a page without the tag or the
+    directive, and a script that names no entry or would end its element early."""
+    if html.count(LOADER_TAG) != 1:
+        raise StepFailed(f"index.html must load {LOADER} once, as {LOADER_TAG}")
+    if "</script" in js.lower() or "<!--" in js:
+        raise StepFailed(
+            f"{LOADER} contains </script or <!--, which its inline element cannot hold"
+        )
+    if f'"{ENTRY_MODULE}"' not in js:
+        raise StepFailed(f"{LOADER} does not add {ENTRY_MODULE}")
+    source = "'sha256-" + base64.b64encode(hashlib.sha256(js.encode()).digest()).decode() + "'"
+    directive = re.search(r"script-src 'self' 'wasm-unsafe-eval'(?=[;\"])", html)
+    if directive is None:
+        raise StepFailed(
+            "index.html's Content-Security-Policy lacks \"script-src 'self' 'wasm-unsafe-eval'\""
+        )
+    html = html[: directive.end()] + " " + source + html[directive.end() :]
+    return html.replace(LOADER_TAG, f"<script>{js}</script>", 1)
+
+
 FOLD_OPEN = re.compile(r"<details\b[^>]*>")
 FOLD_TAG = re.compile(r"<details\b[^>]*>|</details\s*>")
 #: What a closed fold's contents are put in (static/start.js puts them back).
@@ -1098,9 +1127,8 @@ def folded_page(html: str) -> str:
     return "".join(out)
 
 
-#: In index.html, what the first frame goes without: the tab's icon, the settings below
-#: the text box, the panels below the summary, the notes and the footer, each between
-#: these marks.
+#: In index.html, what the first frame goes without: the settings below the text box,
+#: the panels below the summary, the notes and the footer, each between these marks.
 LATER_OPEN, LATER_CLOSE = "<!-- later -->", "<!-- /later -->"
 #: What their markup is put in (static/start.js puts it back once that frame is drawn).
 LATER_TEMPLATE = "<template data-later>"
@@ -1111,8 +1139,8 @@ def shell_page(html: str) -> str:
     ``<template data-later>``: the first frame is the page's shell (the header and the
     text box) and the browser parses, styles, lays out and scans for form fields
     nothing else before it draws it (traced on a cold visit: laying out and scanning the
-    whole page's 476 boxes held that frame back). static/boot.js puts them back as soon
-    as the frame is drawn. Refuses marks that do not pair up."""
+    whole page's 476 boxes held that frame back). static/boot.js, which static/loader.js
+    adds as soon as the frame is drawn, puts them back. Refuses marks that do not pair up."""
     out: list[str] = []
     at = 0
     while (start := html.find(LATER_OPEN, at)) >= 0:
@@ -1130,14 +1158,15 @@ def shell_page(html: str) -> str:
 
 
 @named_step
-def inline_stylesheet(files: dict[str, Path]) -> Path:
-    """dist/index.html with static/style.css inlined (:func:`inlined_page`), the
-    stylesheet then no file of its own in dist/, its closed folds' contents and what
-    is below its shell kept for after the first frame (:func:`folded_page`,
-    :func:`shell_page`)."""
+def inline_first_frame(files: dict[str, Path]) -> Path:
+    """dist/index.html with static/style.css and static/loader.js inlined
+    (:func:`inlined_page`, :func:`inlined_script`), neither then a file of its own in
+    dist/, its closed folds' contents and what is below its shell kept for after the
+    first frame (:func:`folded_page`, :func:`shell_page`)."""
     html = files["index.html"].read_text("utf-8")
     css = files.pop(STYLESHEET).read_text("utf-8")
-    text = shell_page(folded_page(inlined_page(html, css)))
+    js = files.pop(LOADER).read_text("utf-8")
+    text = shell_page(folded_page(inlined_script(inlined_page(html, css), js)))
     target = CACHE / "index.html"
     if not target.exists() or target.read_text("utf-8") != text:
         target.write_text(text, "utf-8")
@@ -1229,7 +1258,7 @@ def build() -> None:
     write_facts(files)
     write_engine_wheels(files)
     write_page_modules(files)
-    inline_stylesheet(files)
+    inline_first_frame(files)
     write_service_worker(files)
     written = assemble_site(files)
     state = f"{written} file(s) updated" if written else "up to date"

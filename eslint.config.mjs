@@ -15,6 +15,11 @@ export default [
     languageOptions: { globals: { ...globals.worker } },
   },
   {
+    // Inlined into index.html by build.py as a classic script (not a module).
+    files: ["static/loader.js"],
+    languageOptions: { sourceType: "script" },
+  },
+  {
     files: ["sw.js"],
     languageOptions: { ecmaVersion: 2023, sourceType: "script", globals: { ...globals.serviceworker } },
   },

@@ -25,10 +25,13 @@ import build  # noqa: E402
 
 @pytest.fixture(scope="module")
 def built_page() -> str:
-    """index.html as dist/ has it: the stylesheet inlined, later parts in templates."""
+    """index.html as dist/ has it: the stylesheet and the loader inlined, later parts in
+    templates."""
     html = (ROOT / "index.html").read_text("utf-8")
     css = (ROOT / build.STYLESHEET).read_text("utf-8")
-    return build.shell_page(build.folded_page(build.inlined_page(html, css)))
+    js = (ROOT / build.LOADER).read_text("utf-8")
+    page = build.inlined_script(build.inlined_page(html, css), js)
+    return build.shell_page(build.folded_page(page))
 
 
 def test_without_its_script_nothing_is_fetched_or_run_before_the_frame(built_page: str) -> None:

@@ -180,10 +180,51 @@ def test_a_page_the_stylesheet_cannot_be_put_into_safely_is_refused(
         build.inlined_page(html, css)
 
 
+def test_the_loader_is_put_into_the_page_and_allowed_by_its_sha256_only() -> None:
+    import base64
+    import hashlib
+
+    html = (
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'\">\n"
+        f"{build.LOADER_TAG}\n<p>text</p>"
+    )
+    js = f'{{ const s = document.createElement("script"); s.src = "{build.ENTRY_MODULE}"; }}\n'
+    page = build.inlined_script(html, js)
+    digest = base64.b64encode(hashlib.sha256(js.encode()).digest()).decode()
+    assert f"script-src 'self' 'wasm-unsafe-eval' 'sha256-{digest}'; worker-src" in page
+    assert f"<script>{js}</script>\n<p>text</p>" in page
+    assert build.LOADER_TAG not in page
+    assert "unsafe-inline" not in page
+
+
+ENTRY_JS = f'add("{build.ENTRY_MODULE}");'
+POLICY = "<meta content=\"script-src 'self' 'wasm-unsafe-eval'\">"
+
+
+@pytest.mark.parametrize(
+    ("html", "js", "says"),
+    [
+        (f"{POLICY}<p>", ENTRY_JS, "must load static/loader.js once"),
+        (f"{POLICY}{build.LOADER_TAG}{build.LOADER_TAG}", ENTRY_JS, "must load"),
+        (f"<meta content=\"script-src 'self'\">{build.LOADER_TAG}", ENTRY_JS, "lacks"),
+        (f"{POLICY}{build.LOADER_TAG}", ENTRY_JS + "// </SCRIPT>", "</script"),
+        (f"{POLICY}{build.LOADER_TAG}", ENTRY_JS + "// <!--", "<!--"),
+        (f"{POLICY}{build.LOADER_TAG}", 'add("static/start.js");', "does not add"),
+    ],
+)
+def test_a_page_the_loader_cannot_be_put_into_safely_is_refused(
+    html: str, js: str, says: str
+) -> None:
+    with pytest.raises(build.StepFailed, match=re.escape(says)):
+        build.inlined_script(html, js)
+
+
 def test_the_page_modules_are_app_js_graph_less_what_start_js_loads(tmp_path: Path) -> None:
     sources = {
         "static/start.js": 'import { a } from "./engine/a.js";\n'
-        'import { P } from "./page-modules.js";\n',
+        'import { P } from "./page-modules.js";\n'
+        'import("./view/app.js").catch(() => {});\n',  # dynamic: loaded later, not here
         "static/engine/a.js": 'import { f } from "../view/f.js";\n',
         "static/view/f.js": "export const f = 1;\n",
         "static/view/app.js": 'import { engine } from "../start.js";\nimport { f } from "./f.js";\n'

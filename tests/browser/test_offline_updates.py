@@ -19,8 +19,6 @@ from helpers import open_ready
 
 import build
 
-MODULE_SCRIPT = re.compile(r'<script type="module"[^>]*\ssrc="([^"]+)"')
-
 
 def make_build(dist: Path, target: Path, name: str) -> list[str]:
     """A copy of dist/ whose page says which build it is, in its HTML and in each of
@@ -28,9 +26,10 @@ def make_build(dist: Path, target: Path, name: str) -> list[str]:
     shutil.copytree(dist, target)
     index = target / "index.html"
     html = index.read_text("utf-8")
-    # The module scripts index.html loads, and the page's own, which start.js loads.
-    modules = [*MODULE_SCRIPT.findall(html), build.APP_MODULE]
-    assert len(modules) > 1, "index.html loads no module script"
+    # The entry, which index.html's inline script adds, and the page's own module,
+    # which start.js loads.
+    assert f'"{build.ENTRY_MODULE}"' in html, "index.html does not add its entry"
+    modules = [build.ENTRY_MODULE, build.APP_MODULE]
     index.write_text(html.replace("<html ", f'<html data-html-build="{name}" ', 1), "utf-8")
     for module in modules:
         path = target / module
