@@ -42,7 +42,7 @@ is a few named steps:
     inline_first_frame  dist/index.html with static/style.css and static/loader.js in it,
                         each allowed by its sha256, and its closed folds' contents and all
                         but its shell (the header and the text box) in templates until
-                        the first paint
+                        the first paint, which has only the rules that may style it
     write_service_worker  dist/sw.js: sw.js with this build's version and every file's sha256
     assemble_site       index.html and static/ -> dist/
 
@@ -1051,20 +1051,156 @@ def write_page_modules(files: dict[str, Path]) -> Path:
     return _generated_module(files, PAGE_MODULES, "page-modules.js", text)
 
 
-def inlined_page(html: str, css: str) -> str:
+#: The first frame's own rules (static/boot.js removes them once the whole sheet is back).
+FIRST_FRAME_STYLE = "<style data-first-frame>"
+
+
+def inlined_page(html: str, css: str, first: str | None = None) -> str:
     """index.html with its stylesheet in a <style> element, allowed by its sha256 in the
     Content-Security-Policy's style-src (no 'unsafe-inline'): the first frame waits for
-    no second request. Refuses a page without the link or the directive."""
+    no second request. With ``first`` (the rules the first frame needs, from
+    :func:`first_frame_css`), that is the <style> the first frame has, and the whole
+    sheet follows it in a ``<template data-later>``, put back with the rest of the page,
+    after which static/boot.js removes the first frame's (until then the whole sheet
+    repeats every rule of it, later in the cascade: the page is styled as by the whole
+    sheet alone). Refuses a page without the link or the directive."""
     if html.count(STYLESHEET_LINK) != 1:
         raise StepFailed(f"index.html must link {STYLESHEET} once, as {STYLESHEET_LINK}")
     if "</style" in css.lower():
         raise StepFailed(f"{STYLESHEET} contains </style, which would end the inlined sheet")
-    source = "'sha256-" + base64.b64encode(hashlib.sha256(css.encode()).digest()).decode() + "'"
     directive = re.search(r"style-src 'self'(?=[;\"])", html)
     if directive is None:
         raise StepFailed("index.html's Content-Security-Policy lacks \"style-src 'self'\"")
-    html = html[: directive.end()] + " " + source + html[directive.end() :]
-    return html.replace(STYLESHEET_LINK, f"<style>{css}</style>", 1)
+    sheets = [css] if first is None or first == css else [css, first]
+    sources = " ".join(
+        "'sha256-" + base64.b64encode(hashlib.sha256(s.encode()).digest()).decode() + "'"
+        for s in sheets
+    )
+    html = html[: directive.end()] + " " + sources + html[directive.end() :]
+    style = f"<style>{css}</style>"
+    if len(sheets) == 2:
+        style = f"{FIRST_FRAME_STYLE}{first}</style>{LATER_TEMPLATE}{style}</template>"
+    return html.replace(STYLESHEET_LINK, style, 1)
+
+
+#: A rule of a stylesheet (:func:`css_rules`): its prelude (selectors, or an at-rule's
+#: head) and either its declarations or, for a grouping at-rule, its own rules.
+CssRule = tuple[str, "str | list[CssRule]"]
+#: At-rules whose block holds rules (the others, @keyframes and the like, are kept whole).
+CSS_GROUPS = ("@media", "@supports", "@container", "@layer")
+
+
+def css_rules(css: str) -> list[CssRule]:
+    """The rules of ``css`` (comments left out), grouping at-rules with their rules.
+    Refuses a sheet whose braces do not pair up."""
+    text = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+
+    def block_end(at: int) -> int:  # the index of the "}" that closes the "{" before `at`
+        depth, quote = 1, ""
+        while at < len(text):
+            char = text[at]
+            if quote:
+                quote = "" if char == quote and text[at - 1] != "\\" else quote
+            elif char in "\"'":
+                quote = char
+            elif char == "{":
+                depth += 1
+            elif char == "}":
+                depth -= 1
+                if depth == 0:
+                    return at
+            at += 1
+        raise StepFailed(f"{STYLESHEET}: a block is not closed")
+
+    def rules(start: int, end: int) -> list[CssRule]:
+        out: list[CssRule] = []
+        at = start
+        while (brace := text.find("{", at, end)) >= 0:
+            close = block_end(brace + 1)
+            prelude = text[at:brace].strip()
+            if prelude.startswith(CSS_GROUPS):
+                out.append((prelude, rules(brace + 1, close)))
+            else:
+                out.append((prelude, text[brace + 1 : close].strip()))
+            at = close + 1
+        if text[at:end].strip():
+            raise StepFailed(f"{STYLESHEET}: text outside any rule: {text[at:end].strip()[:40]!r}")
+        return out
+
+    return rules(0, len(text))
+
+
+def _without_functions(selector: str) -> str:
+    """``selector`` without its functional pseudo-classes, arguments and all."""
+    while (found := re.search(r":[\w-]+\(", selector)) is not None:
+        depth, at = 1, found.end()
+        while depth and at < len(selector):
+            depth += {"(": 1, ")": -1}.get(selector[at], 0)
+            at += 1
+        selector = selector[: found.start()] + selector[at:]
+    return selector
+
+
+def may_match(selectors: str, names: set[str]) -> bool:
+    """Whether a rule with these selectors may style an element of a page whose
+    classes and ids (as ``.name`` and ``#name``) are ``names``: some selector none of
+    whose classes and ids is missing. Functional pseudo-classes (:not(), :has(), :is()
+    and the like) and attribute selectors are left out of the test, so it can only err
+    on keeping a rule."""
+    depth, start, parts = 0, 0, []
+    for at, char in enumerate(selectors):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(selectors[start:at])
+            start = at + 1
+    parts.append(selectors[start:])
+    for part in parts:
+        plain = re.sub(r"\[[^\]]*\]", "", _without_functions(part))
+        needed = set(re.findall(r"[.#][\w-]+", re.sub(r"::?[\w-]+", "", plain)))
+        if needed <= names:
+            return True
+    return False
+
+
+def page_names(html: str) -> set[str]:
+    """The classes and ids (``.name``, ``#name``) of ``html``'s elements, those in
+    templates left out (the first frame has none of them)."""
+    out, at = [], 0
+    while (found := html.find("<template", at)) >= 0:
+        out.append(html[at:found])
+        depth, at = 1, found + len("<template")
+        while depth:
+            opening, closing = html.find("<template", at), html.find("</template>", at)
+            if closing < 0:
+                raise StepFailed("index.html: a <template> is not closed")
+            if 0 <= opening < closing:
+                depth, at = depth + 1, opening + len("<template")
+            else:
+                depth, at = depth - 1, closing + len("</template>")
+    out.append(html[at:])
+    shell = "".join(out)
+    names = {f".{c}" for value in re.findall(r'\sclass="([^"]*)"', shell) for c in value.split()}
+    return names | {f"#{value}" for value in re.findall(r'\sid="([^"]*)"', shell)}
+
+
+def first_frame_css(css: str, html: str) -> str:
+    """The rules of ``css`` that may style the first frame of ``html`` (its markup
+    outside templates; :func:`may_match`), in their order; grouping at-rules keep the
+    rules of theirs that may, and other at-rules (@keyframes) are kept whole."""
+    names = page_names(html)
+
+    def kept(rules: list[CssRule]) -> list[str]:
+        out = []
+        for prelude, body in rules:
+            if isinstance(body, list):
+                inner = kept(body)
+                if inner:
+                    out.append(prelude + " {\n" + "\n".join(inner) + "\n}")
+            elif prelude.startswith("@") or may_match(prelude, names):
+                out.append(f"{prelude} {{ {body} }}")
+        return out
+
+    return "\n".join(kept(css_rules(css))) + "\n"
 
 
 def inlined_script(html: str, js: str) -> str:
@@ -1157,16 +1293,24 @@ def shell_page(html: str) -> str:
     return "".join(out)
 
 
+def first_frame_page(html: str, css: str, js: str) -> str:
+    """index.html as dist/ has it, from the source's ``html``, the stylesheet and the
+    loader: the loader inlined (:func:`inlined_script`), the closed folds' contents and
+    what is below the shell in templates (:func:`folded_page`, :func:`shell_page`), and
+    the stylesheet inlined, the first frame with only the rules that may style it
+    (:func:`first_frame_css`, :func:`inlined_page`)."""
+    page = shell_page(folded_page(inlined_script(html, js)))
+    return inlined_page(page, css, first_frame_css(css, page))
+
+
 @named_step
 def inline_first_frame(files: dict[str, Path]) -> Path:
-    """dist/index.html with static/style.css and static/loader.js inlined
-    (:func:`inlined_page`, :func:`inlined_script`), neither then a file of its own in
-    dist/, its closed folds' contents and what is below its shell kept for after the
-    first frame (:func:`folded_page`, :func:`shell_page`)."""
+    """dist/index.html (:func:`first_frame_page`): static/style.css and
+    static/loader.js then no file of their own in dist/."""
     html = files["index.html"].read_text("utf-8")
     css = files.pop(STYLESHEET).read_text("utf-8")
     js = files.pop(LOADER).read_text("utf-8")
-    text = shell_page(folded_page(inlined_script(inlined_page(html, css), js)))
+    text = first_frame_page(html, css, js)
     target = CACHE / "index.html"
     if not target.exists() or target.read_text("utf-8") != text:
         target.write_text(text, "utf-8")

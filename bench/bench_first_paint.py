@@ -14,7 +14,8 @@ first paint, so no page's start-up overlaps the next one's. The variants:
 - as built;
 - without its script: no inline loader, so no ``boot.js`` (nor any module preload),
   no module is fetched or compiled at all, and no worker starts;
-- without its stylesheet: the inline ``<style>`` removed;
+- without its stylesheet: the inline ``<style>`` elements removed (the first frame's
+  rules, and the whole sheet kept for later);
 - without the parts kept for later: the ``<template data-later>`` and
   ``<template data-folded>`` elements removed (the parser still reads them on a visit);
 - its shell alone, no script: both of the last but one, and no script;
@@ -60,7 +61,7 @@ import build  # noqa: E402
 ENTRY = re.escape(build.ENTRY_MODULE)  # what the page's one script, inline, adds
 SCRIPT = re.compile(rf'<script>[^<]*"{ENTRY}"[^<]*</script>\n?')
 PRELOAD = re.compile(r'<link rel="modulepreload"[^>]*>\n?')
-STYLE = re.compile(r"<style>(.*?)</style>", re.S)
+STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
 LATER = re.compile(r"<template data-(?:later|folded)>")
 SANS = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
 MONO = 'ui-monospace, "SF Mono", "Cascadia Mono", "Roboto Mono", Menlo, Consolas, monospace'

@@ -38,6 +38,9 @@ export function putBack(selector) {
 }
 
 putBack("template[data-later]");
+// The whole stylesheet is back with the rest: the first frame's own rules (build.py's
+// first_frame_css), which it repeats, go, so that the page has one sheet to match.
+document.querySelector("style[data-first-frame]")?.remove();
 
 import("./start.js").catch((err) => {
   // Without start.js nothing else can say it: the status in the header does.

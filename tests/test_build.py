@@ -442,3 +442,52 @@ def test_the_built_snapshot_unpacks_to_the_size_its_manifest_says() -> None:
     raw = unpack_snapshot(packed, manifest["bytes"], manifest["stored"])
     assert len(raw) == manifest["bytes"] <= build.SNAPSHOT_MAX_BYTES
     assert manifest["stored"]["bytes"] < manifest["bytes"] * 0.75  # the zeros are left out
+
+
+def test_the_first_frames_rules_are_those_that_may_style_its_markup() -> None:
+    css = (
+        "/* a { b } */\n:root { --a: 1; }\n.shell, .gone { color: red; }\n"
+        ".gone { color: blue; }\n.shell .inner:not(.gone) { margin: 0; }\n"
+        '#box:has(.gone)::before { content: "{"; }\n.later-only[data-x] { top: 0; }\n'
+        "@media (max-width: 9px) { .gone { left: 0; } .shell { left: 1px; } }\n"
+        "@media (min-width: 9px) { .gone { left: 2px; } }\n"
+        "@keyframes pulse { 50% { opacity: 0.5; } }\n"
+    )
+    html = (
+        '<div class="shell x"><p class="inner" id="box"></p></div>'
+        '<template data-later><p class="gone later-only"></p></template>'
+    )
+    assert build.page_names(html) == {".shell", ".x", ".inner", "#box"}
+    first = build.first_frame_css(css, html)
+    assert first == (
+        ":root { --a: 1; }\n.shell, .gone { color: red; }\n"
+        ".shell .inner:not(.gone) { margin: 0; }\n"
+        '#box:has(.gone)::before { content: "{"; }\n'
+        "@media (max-width: 9px) {\n.shell { left: 1px; }\n}\n"
+        "@keyframes pulse { 50% { opacity: 0.5; } }\n"
+    )
+    with pytest.raises(build.StepFailed, match="not closed"):
+        build.css_rules(".a { color: red;")
+    with pytest.raises(build.StepFailed, match="outside any rule"):
+        build.css_rules(".a { color: red; } stray")
+
+
+def test_with_first_frame_rules_the_whole_sheet_follows_in_a_later_template() -> None:
+    import base64
+    import hashlib
+
+    html = (
+        "<meta content=\"style-src 'self'; img-src 'self'\">"
+        f"{build.STYLESHEET_LINK}<p class='a'>text</p>"
+    )
+    css, first = ".a { color: red; }\n.b { color: blue; }\n", ".a { color: red; }\n"
+    page = build.inlined_page(html, css, first)
+
+    def digest(text: str) -> str:
+        return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+    assert f"style-src 'self' {digest(css)} {digest(first)}; img-src" in page
+    kept = f"{build.LATER_TEMPLATE}<style>{css}</style></template>"
+    assert f"<style data-first-frame>{first}</style>{kept}" in page
+    # A first frame that needs every rule gets the sheet once, as without.
+    assert build.inlined_page(html, css, css) == build.inlined_page(html, css)

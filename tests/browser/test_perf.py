@@ -151,6 +151,68 @@ def test_an_engine_start_that_cannot_load_says_so_and_the_text_box_still_works(
     assert page.locator("template[data-later]").count() == 0
 
 
+# Every computed style of every element the first frame has (and of its ::before,
+# ::after and ::placeholder), animations held at their start.
+SHELL_STYLES = """() => {
+  for (const animation of document.getAnimations()) {
+    animation.pause();
+    animation.currentTime = 0;
+  }
+  const out = {};
+  [...document.querySelectorAll("body *")].forEach((element, i) => {
+    for (const pseudo of [null, "::before", "::after", "::placeholder"]) {
+      const style = getComputedStyle(element, pseudo);
+      const values = {};
+      for (const name of style) values[name] = style.getPropertyValue(name);
+      out[`${i} ${element.tagName}.${element.className} ${pseudo ?? ""}`] = values;
+    }
+  });
+  return out;
+}"""
+
+# Puts the whole stylesheet (kept in a template for after the first frame) in place.
+WHOLE_SHEET = """() => {
+  const kept = [...document.querySelectorAll("template[data-later]")]
+    .map((template) => template.content.querySelector("style"))
+    .filter(Boolean);
+  if (kept.length !== 1) return false;
+  document.head.append(kept[0].cloneNode(true));
+  return document.styleSheets.length === 2;
+}"""
+
+
+@pytest.mark.parametrize(("width", "scheme"), [(1280, "light"), (375, "dark")])
+def test_the_first_frames_own_rules_style_it_as_the_whole_stylesheet_does(
+    page: Any, session: Any, site_url: str, width: int, scheme: str
+) -> None:
+    # The first frame has only the rules that may style it (build.py's first_frame_css);
+    # every element it shows must look as the whole sheet, which comes after, makes it.
+    page.set_viewport_size({"width": width, "height": 800})
+    page.emulate_media(color_scheme=scheme)
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        held.append(route)
+
+    page.route("**/static/boot.js", hold)
+    page.goto(site_url, wait_until="domcontentloaded")
+    expect(page.get_by_test_id("text-input")).to_be_visible()
+    assert page.evaluate("() => document.styleSheets.length") == 1
+    first = page.evaluate(SHELL_STYLES)
+    assert page.evaluate(WHOLE_SHEET)
+    whole = page.evaluate(SHELL_STYLES)
+    assert first.keys() == whole.keys() and len(first) > 100
+    differ = {
+        element: {name: (value, whole[element][name]) for name, value in values.items()
+                  if whole[element][name] != value}
+        for element, values in first.items()
+        if values != whole[element]
+    }  # fmt: skip
+    assert differ == {}
+    for route in held:
+        route.continue_()
+
+
 def test_the_first_frame_is_drawn_before_the_page_loads_its_own_modules(
     page: Any, session: Any, site_url: str
 ) -> None:
@@ -217,7 +279,9 @@ def test_the_first_frame_is_drawn_before_the_page_loads_its_own_modules(
     assert len(seen["engine"]) == 1 and seen["engine"][0] < seen["app"][0], seen
     # The stylesheet is in the page (no request of its own) and the policy allows it:
     # the page is styled, and the browser reported no violation (the session fails on one).
+    # The first frame's own rules are gone: the whole sheet, put back, is the one left.
     assert seen["stylesheets"] == 1 and seen["background"] == "rgb(246, 246, 243)", seen
+    assert page.locator("style[data-first-frame]").count() == 0
     assert not any(url.endswith(".css") for url in session.requests), session.requests
     # The closed folds' contents, kept out of the first frame, are all back in the page.
     source = (build.ROOT / "index.html").read_text("utf-8")
