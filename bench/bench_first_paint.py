@@ -14,13 +14,9 @@ first paint, so no page's start-up overlaps the next one's. The variants:
 - as built;
 - without its script: no inline loader, so no ``boot.js`` (nor any module preload),
   no module is fetched or compiled at all, and no worker starts;
-- without its stylesheet: the inline ``<style>`` elements removed (the first frame's
-  rules, and the whole sheet kept for later);
-- without the parts kept for later: the ``<template data-later>`` and
-  ``<template data-folded>`` elements removed (the parser still reads them on a visit);
-- its shell alone, no script: both of the last but one, and no script;
-- its shell alone, no script, no stylesheet: the floor for a page that shows this
-  markup at all;
+- without its stylesheet: the inline ``<style>`` (the first frame's own rules) removed;
+- without its script and its stylesheet: the floor for a page that shows this markup
+  at all;
 - plain font families: the two font stacks (``--sans``, ``--mono``) cut to the generic
   ``sans-serif`` and ``monospace`` (on Linux every family the machine lacks is a
   font lookup per strike).
@@ -62,7 +58,6 @@ ENTRY = re.escape(build.ENTRY_MODULE)  # what the page's one script, inline, add
 SCRIPT = re.compile(rf'<script>[^<]*"{ENTRY}"[^<]*</script>\n?')
 PRELOAD = re.compile(r'<link rel="modulepreload"[^>]*>\n?')
 STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
-LATER = re.compile(r"<template data-(?:later|folded)>")
 SANS = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
 MONO = 'ui-monospace, "SF Mono", "Cascadia Mono", "Roboto Mono", Menlo, Consolas, monospace'
 
@@ -83,25 +78,6 @@ def without_script(html: str) -> str:
 
 def without_stylesheet(html: str) -> str:
     return removed(STYLE, html, "inline stylesheet")
-
-
-def without_later_parts(html: str) -> str:
-    """``html`` without its later and folded templates, nested templates and all."""
-    out, at = [], 0
-    while (found := LATER.search(html, at)) is not None:
-        out.append(html[at : found.start()])
-        depth, at = 1, found.end()
-        while depth:
-            opening, closing = html.find("<template", at), html.find("</template>", at)
-            if closing < 0:
-                raise SystemExit("bench_first_paint: a template in the built page is not closed")
-            if 0 <= opening < closing:
-                depth, at = depth + 1, opening + len("<template")
-            else:
-                depth, at = depth - 1, closing + len("</template>")
-    if not out:
-        raise SystemExit("bench_first_paint: the built page keeps no part for later")
-    return "".join(out) + html[at:]
 
 
 def plain_fonts(html: str) -> str:
@@ -125,11 +101,7 @@ VARIANTS: dict[str, Callable[[str], str]] = {
     "as built": lambda html: html,
     "without its script": without_script,
     "without its stylesheet": without_stylesheet,
-    "without the parts kept for later": without_later_parts,
-    "its shell alone, no script": lambda html: without_script(without_later_parts(html)),
-    "its shell alone, no script, no stylesheet": lambda html: without_stylesheet(
-        without_script(without_later_parts(html))
-    ),
+    "without its script and its stylesheet": lambda html: without_stylesheet(without_script(html)),
     "plain font families": plain_fonts,
 }
 

@@ -1,7 +1,8 @@
 // boot.js: the page's entry. The page's inline script (loader.js, which build.py puts
 // into index.html) adds it once the first frame is on screen: that frame is the page's
-// shell (the header and the text box), and build.py kept the rest of the page in
-// templates. This module puts it back at once, and imports start.js, which starts the
+// shell (the header and the text box). build.py kept the rest of the page, and the
+// whole stylesheet, in static/later.html: this module fetches it and puts each part in
+// place of its placeholder at once, and imports start.js meanwhile, which starts the
 // engine's worker and loads the page's own modules. It imports nothing itself.
 //
 // start.js and its imports (the engine client, facts.js, …) used to come in beside the
@@ -37,16 +38,48 @@ export function putBack(selector) {
   }
 }
 
-putBack("template[data-later]");
-// The whole stylesheet is back with the rest: the first frame's own rules (build.py's
-// first_frame_css), which it repeats, go, so that the page has one sheet to match.
-document.querySelector("style[data-first-frame]")?.remove();
+/**
+ * Fetches the parts of the page kept out of its first frame (build.py's later_parts)
+ * and puts each in place of its placeholder, all in one task, the whole stylesheet
+ * first; then removes the first frame's own rules (build.py's first_frame_css), which
+ * the whole sheet repeats, so that the page has one sheet to match.
+ */
+async function putBackLater() {
+  const response = await fetch(new URL("./later.html", import.meta.url));
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  // Markup of this build's own (the service worker checks its sha256 with the rest).
+  const kept = new DOMParser().parseFromString(await response.text(), "text/html");
+  const parts = [...document.querySelectorAll("template[data-later]")].map((placeholder) => {
+    const part = kept.querySelector(`template[data-later="${placeholder.getAttribute("data-later")}"]`);
+    if (!(placeholder instanceof HTMLTemplateElement) || !(part instanceof HTMLTemplateElement)) {
+      throw new Error(`no part ${placeholder.getAttribute("data-later")}`);
+    }
+    return [placeholder, part];
+  });
+  for (const [placeholder, part] of parts) placeholder.replaceWith(document.importNode(part.content, true));
+  document.querySelector("style[data-first-frame]")?.remove();
+}
+
+/** Resolves once the rest of the page is in place (start.js waits for it to wire it). */
+export const laterInPlace = putBackLater();
+
+laterInPlace.catch((err) => {
+  const why = err instanceof Error ? err.message : String(err);
+  failed(`The rest of the page could not be loaded (${why}): reload the page.`);
+});
 
 import("./start.js").catch((err) => {
-  // Without start.js nothing else can say it: the status in the header does.
   const why = err instanceof Error ? err.message : String(err);
-  console.error(`the engine could not be started: ${why}`);
+  failed(`The engine could not be started (${why}): reload the page.`);
+});
+
+/**
+ * Says in the header's status what stopped the page (nothing else could say it yet).
+ * @param {string} message
+ */
+function failed(message) {
+  console.error(message);
   document.querySelector('[data-testid="status"]')?.setAttribute("data-state", "error");
   const line = document.getElementById("status-text");
-  if (line) line.textContent = `The engine could not be started (${why}): reload the page.`;
-});
+  if (line) line.textContent = message;
+}

@@ -3,7 +3,7 @@
 // (../sw.js).
 //
 // boot.js (the page's entry) imports this module once the first frame is on screen,
-// and has put the rest of the page back by then. Its small graph (this file, the
+// as it fetches the rest of the page to put back. Its small graph (this file, the
 // engine client in engine/, facts.js, page-modules.js) is all the engine needs, so the
 // worker (and with it the runtime and the memory snapshot downloads) starts at once.
 // view/app.js and the modules it imports (PAGE_MODULES, listed by build.py) come
@@ -14,7 +14,7 @@
 // page's modules run. view/app.js imports `engine` from here and calls
 // engine.listen(), which replays the stages seen so far.
 
-import { putBack, typedBeforeWiring, wired } from "./boot.js";
+import { laterInPlace, putBack, typedBeforeWiring, wired } from "./boot.js";
 import { Engine } from "./engine/engine-client.js";
 import { messageOf } from "./engine/protocol.js";
 import { PAGE_MODULES } from "./page-modules.js";
@@ -41,6 +41,7 @@ const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 // behind view/app.js). Not awaited here: view/app.js imports this module, which must
 // have finished.
 Promise.race([engine.whenRunning(), wait(ENGINE_WAIT_MS)])
+  .then(() => laterInPlace) // the rest of the page, which the page's modules wire
   .then(() => {
     // The closed folds' contents, which build.py kept out of the first frame.
     putBack("template[data-folded]");

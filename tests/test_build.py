@@ -491,3 +491,25 @@ def test_with_first_frame_rules_the_whole_sheet_follows_in_a_later_template() ->
     assert f"<style data-first-frame>{first}</style>{kept}" in page
     # A first frame that needs every rule gets the sheet once, as without.
     assert build.inlined_page(html, css, css) == build.inlined_page(html, css)
+
+
+def test_the_later_parts_leave_placeholders_and_go_to_their_own_page() -> None:
+    page = (
+        "<head><style>a{}</style><template data-later><style>b{}</style></template></head>"
+        "<body><p>shell</p><template data-later><div><template data-folded><i>f</i>"
+        "</template></div></template><p>more shell</p></body>"
+    )
+    first, later = build.later_parts(page)
+    assert first == (
+        '<head><style>a{}</style><template data-later="0"></template></head>'
+        '<body><p>shell</p><template data-later="1"></template><p>more shell</p></body>'
+    )
+    assert later == build.LATER_HEAD + (
+        '<template data-later="0"><style>b{}</style></template>\n'
+        '<template data-later="1"><div><template data-folded><i>f</i></template></div>'
+        "</template>\n"
+    )
+    with pytest.raises(build.StepFailed, match="keeps no part"):
+        build.later_parts("<p>all of it</p>")
+    with pytest.raises(build.StepFailed, match="not closed"):
+        build.later_parts("<template data-later><p>")

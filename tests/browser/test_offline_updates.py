@@ -31,6 +31,12 @@ def make_build(dist: Path, target: Path, name: str) -> list[str]:
     assert f'"{build.ENTRY_MODULE}"' in html, "index.html does not add its entry"
     modules = [build.ENTRY_MODULE, build.APP_MODULE]
     index.write_text(html.replace("<html ", f'<html data-html-build="{name}" ', 1), "utf-8")
+    # The parts of the page boot.js fetches after the first frame say it too.
+    later = target / build.LATER_PAGE
+    first = '<template data-later="1">'
+    text = later.read_text("utf-8")
+    assert first in text, "later.html has no second part"
+    later.write_text(text.replace(first, f'{first}<i hidden data-later-build="{name}"></i>'))
     for module in modules:
         path = target / module
         path.write_text(
@@ -89,9 +95,10 @@ def two_builds(built_site: Path, tmp_path: Path) -> Iterator[tuple[str, Switch, 
 
 
 def builds_seen(page: Any, modules: list[str]) -> set[str]:
-    """Every build marker on the page: the HTML's and each module's."""
+    """Every build marker on the page: the HTML's, its later parts' and each module's."""
     data = page.evaluate("() => ({...document.documentElement.dataset})")
-    seen = {data.get("htmlBuild")}
+    later = page.locator("[data-later-build]").get_attribute("data-later-build")
+    seen = {data.get("htmlBuild"), later}
     for module in modules:
         stem = Path(module).stem
         key = stem + "Build"

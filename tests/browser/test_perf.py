@@ -151,6 +151,24 @@ def test_an_engine_start_that_cannot_load_says_so_and_the_text_box_still_works(
     assert page.locator("template[data-later]").count() == 0
 
 
+def test_the_rest_of_the_page_that_cannot_load_says_so_and_the_text_box_still_works(
+    page: Any, session: Any, site_url: str
+) -> None:
+    # boot.js fetches the parts kept out of the first frame (static/later.html); when
+    # that fails, the status says so, and the box the first frame has keeps typing.
+    session.allow_console_error(r"(?i)rest of the page could not be loaded|did not load|ERR_")
+    page.route("**/static/later.html", lambda route: route.abort())
+    page.goto(site_url)
+    status = page.get_by_test_id("status")
+    expect(status).to_have_attribute("data-state", "error")
+    expect(status).to_contain_text("The rest of the page could not be loaded")
+    expect(status).to_contain_text("reload the page")
+    box = page.get_by_test_id("text-input")
+    box.fill("still typed")
+    expect(box).to_have_value("still typed")
+    assert page.locator("template[data-later]").count() > 0  # nothing half put back
+
+
 # Every computed style of every element the first frame has (and of its ::before,
 # ::after and ::placeholder), animations held at their start.
 SHELL_STYLES = """() => {
@@ -170,13 +188,16 @@ SHELL_STYLES = """() => {
   return out;
 }"""
 
-# Puts the whole stylesheet (kept in a template for after the first frame) in place.
-WHOLE_SHEET = """() => {
-  const kept = [...document.querySelectorAll("template[data-later]")]
+# Puts the whole stylesheet (kept for after the first frame in static/later.html) in
+# place, beside the first frame's own rules.
+WHOLE_SHEET = """async () => {
+  const later = await (await fetch("static/later.html")).text();
+  const kept = [...new DOMParser().parseFromString(later, "text/html")
+    .querySelectorAll("template[data-later]")]
     .map((template) => template.content.querySelector("style"))
     .filter(Boolean);
   if (kept.length !== 1) return false;
-  document.head.append(kept[0].cloneNode(true));
+  document.head.append(document.importNode(kept[0], true));
   return document.styleSheets.length === 2;
 }"""
 
