@@ -1,7 +1,8 @@
-"""The README's headline tokenizer ratios are the last benchmark run's: each one is
+"""The README's headline figures are the last benchmark run's. Each tokenizer ratio is
 ``bench/RESULTS.md``'s ratio for that encoding and text, rounded to the digits the
-README shows, and the worst shape named is the slowest of the shapes in that run.
-(The README's table is written by hand from the benchmark's; this keeps it true.)"""
+README shows, and the worst shape named is the slowest of the shapes in that run;
+first paint, time to ready and typing are rows 1, 2 and 9 of its site table. (The
+README's figures are written by hand from the benchmark's; this keeps them true.)"""
 
 from __future__ import annotations
 
@@ -69,3 +70,27 @@ def test_the_readmes_headline_ratios_are_the_last_runs() -> None:
         slowest = max(shapes, key=lambda name: shapes[name])
         assert slowest == f"1 MB of {shape}", (encoding, slowest, shape)
         assert shown(shapes[slowest], worst) == worst, (encoding, shapes[slowest], worst)
+
+
+def site_row(number: str) -> list[str]:
+    """The first row numbered ``number`` in bench/RESULTS.md's site table, its cells."""
+    text = (ROOT / "bench" / "RESULTS.md").read_text("utf-8").split("\n## ", 1)[0]
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 7 and cells[0] == number:
+            return cells
+    raise AssertionError(f"no row {number} in the site table")
+
+
+def test_the_readmes_start_up_and_typing_figures_are_the_last_runs() -> None:
+    readme = " ".join((ROOT / "README.md").read_text("utf-8").split())
+    found = re.search(
+        r"first paint ([\d.]+)× a bare page's .*? time to ready ([\d.]+)× a bare "
+        r"`loadPyodide\(\)` .*? token mode (\d+) ms from each keystroke",
+        readme,
+    )
+    assert found is not None
+    paint, ready, typing = found.groups()
+    assert site_row("1")[4] == f"{paint}×"
+    assert site_row("2")[4] == f"{ready}×"
+    assert site_row("9")[2] == f"{typing} ms"

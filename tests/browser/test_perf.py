@@ -131,42 +131,34 @@ WORKER_TIMELINE = """() => {
 }"""
 
 
-def test_an_engine_start_that_cannot_load_says_so_and_the_text_box_still_works(
-    page: Any, session: Any, site_url: str
+@pytest.mark.parametrize(
+    ("missing", "says", "later_back"),
+    [
+        # boot.js imports start.js once the first frame is drawn: the rest of the page,
+        # which needs no script to be read, is put back all the same.
+        ("static/start.js", "The engine could not be started", True),
+        # boot.js fetches the parts kept out of the first frame: none is half put back.
+        ("static/later.html", "The rest of the page could not be loaded", False),
+    ],
+)
+def test_a_part_of_the_start_that_cannot_load_says_so_and_the_text_box_still_works(
+    page: Any, session: Any, site_url: str, missing: str, says: str, later_back: bool
 ) -> None:
-    # boot.js imports start.js once the first frame is drawn; when that fails, nothing
-    # else could say it, so the status in the header does, and the box keeps typing.
-    session.allow_console_error(r"(?i)engine could not be started|Failed to load|ERR_")
-    page.route("**/static/start.js", lambda route: route.abort())
+    # Nothing else could say it yet: the status in the header does, and the box the
+    # first frame has keeps typing.
+    session.allow_console_error(rf"(?i){says}|did not load|Failed to load|ERR_")
+    page.route(f"**/{missing}", lambda route: route.abort())
     page.goto(site_url)
     status = page.get_by_test_id("status")
     expect(status).to_have_attribute("data-state", "error")
-    expect(status).to_contain_text("The engine could not be started")
+    expect(status).to_contain_text(says)
     expect(status).to_contain_text("reload the page")
     box = page.get_by_test_id("text-input")
     box.fill("still typed")
     expect(box).to_have_value("still typed")
-    # The rest of the page was put back all the same (it needs no script to be read).
-    expect(page.get_by_test_id("summary-chunks")).to_be_visible()
-    assert page.locator("template[data-later]").count() == 0
-
-
-def test_the_rest_of_the_page_that_cannot_load_says_so_and_the_text_box_still_works(
-    page: Any, session: Any, site_url: str
-) -> None:
-    # boot.js fetches the parts kept out of the first frame (static/later.html); when
-    # that fails, the status says so, and the box the first frame has keeps typing.
-    session.allow_console_error(r"(?i)rest of the page could not be loaded|did not load|ERR_")
-    page.route("**/static/later.html", lambda route: route.abort())
-    page.goto(site_url)
-    status = page.get_by_test_id("status")
-    expect(status).to_have_attribute("data-state", "error")
-    expect(status).to_contain_text("The rest of the page could not be loaded")
-    expect(status).to_contain_text("reload the page")
-    box = page.get_by_test_id("text-input")
-    box.fill("still typed")
-    expect(box).to_have_value("still typed")
-    assert page.locator("template[data-later]").count() > 0  # nothing half put back
+    if later_back:
+        expect(page.get_by_test_id("summary-chunks")).to_be_visible()
+    assert (page.locator("template[data-later]").count() == 0) is later_back
 
 
 # Every computed style of every element the first frame has (and of its ::before,
