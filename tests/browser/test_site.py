@@ -295,9 +295,12 @@ def test_the_browser_refuses_an_upload_from_the_page_and_from_the_worker(
     session.allow_console_error(r"Content Security Policy|Refused to connect|Failed to fetch")
     page = app
     assert page.evaluate(FETCH, url).startswith("refused"), "the page could upload"
+    # The engine's worker, and the embedding model's when an earlier test on this shared
+    # page started it: each is refused alike.
     workers = page.workers
-    assert len(workers) == 1, "the engine runs in exactly one worker"
-    assert workers[0].evaluate(FETCH, url).startswith("refused"), "the worker could upload"
+    assert 1 <= len(workers) <= 2, [worker.url for worker in workers]
+    for worker in workers:
+        assert worker.evaluate(FETCH, url).startswith("refused"), "a worker could upload"
     assert hits == []
 
 
