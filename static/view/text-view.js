@@ -139,7 +139,13 @@ export class TextView {
     // drawing a result never forces a layout of its own.
     this.box = { width: 0, height: 0 }; // the view's content box
     this.top = { page: 0, offset: 0 }; // the page at the top of the view, and how far into it
-    root.addEventListener("pointerover", (event) => this.point(event.target));
+    // A pointer over no part (a gap, or a page scrolled under a resting mouse) leaves the
+    // caption to the part that has the keyboard's focus, if one has.
+    root.addEventListener("pointerover", (event) => {
+      const target = /** @type {Element} */ (event.target);
+      const onPart = target.closest?.('[data-testid="segment"]');
+      this.point(onPart || !root.contains(document.activeElement) ? target : document.activeElement);
+    });
     root.addEventListener("pointerleave", () => {
       if (!root.contains(document.activeElement)) this.point(null);
     });

@@ -20,6 +20,16 @@ from playwright.sync_api import expect
 from pyapp.facts import MAX_CHUNKS
 
 VIEW = '[data-testid="text-view"]'
+# A point inside the text view over no part of the text: [x, y], or null.
+GAP = """(view) => {
+  const box = view.getBoundingClientRect();
+  for (let y = box.bottom - 3; y > box.top; y -= 4) {
+    const x = box.left + box.width / 2;
+    const under = document.elementFromPoint(x, y);
+    if (under && view.contains(under) && !under.closest('[data-testid="segment"]')) return [x, y];
+  }
+  return null;
+}"""
 TEXT_VIEW_JS = Path(__file__).resolve().parents[2] / "static" / "view" / "text-view.js"
 
 # Scrolls the view to twelve places, a frame at each, as a fling or a dragged scrollbar.
@@ -197,7 +207,9 @@ def test_the_text_view_tiles_the_text_and_each_part_names_the_chunks_that_hold_i
     rendered(app, len(chunks))
 
     # By keyboard: Tab from the strip (one Tab stop) past "go to chunk" and find into the
-    # text, arrows part by part.
+    # text, arrows part by part (the mouse put aside: over another part, it would name
+    # that one when a part scrolled in under it).
+    app.mouse.move(0, 0)
     overview.get_by_test_id("overview-strip").focus()
     for control in ("goto-chunk", "find-input"):
         app.keyboard.press("Tab")
@@ -211,6 +223,13 @@ def test_the_text_view_tiles_the_text_and_each_part_names_the_chunks_that_hold_i
     )
     app.keyboard.press("ArrowRight")
     expect(shared).to_be_focused()
+    expect(caption).to_contain_text("Held by 2 chunks")
+    # The mouse over no part of the view (below the text) leaves the caption to the
+    # part the keyboard is on.
+    gap = app.locator(VIEW).evaluate(GAP)
+    assert gap is not None
+    app.mouse.move(*gap)
+    assert app.evaluate(f"() => document.querySelector('{VIEW}').matches(':hover')")
     expect(caption).to_contain_text("Held by 2 chunks")
     app.keyboard.press("Enter")
     card = app.locator("#chunk-0")
