@@ -922,9 +922,9 @@ FACTS_MODULE = "static/facts.js"
 
 @named_step
 def _generated_module(files: dict[str, Path], name: str, filename: str, text: str) -> Path:
-    """Puts generated module ``text`` in the build cache as ``filename`` (written only
-    when it changed, so its time stamp says when it last did) and into ``files`` as
-    the site's ``name``."""
+    """Puts generated ``text`` (a module, or a page) in the build cache as ``filename``
+    (written only when it changed, so its time stamp says when it last did) and into
+    ``files`` as the site's ``name``."""
     target = CACHE / filename
     target.parent.mkdir(parents=True, exist_ok=True)
     if not target.exists() or target.read_text() != text:
@@ -965,7 +965,7 @@ def add_site_sources(files: dict[str, Path]) -> None:
 #: The page's stylesheet, put into index.html by :func:`inline_first_frame`.
 STYLESHEET = "static/style.css"
 STYLESHEET_LINK = f'<link rel="stylesheet" href="{STYLESHEET}">'
-#: The page's one inline script, put into index.html by :func:`inline_loader`: once the
+#: The page's one inline script, put into index.html by :func:`inlined_script`: once the
 #: first frame is drawn, it adds the page's entry module.
 LOADER = "static/loader.js"
 LOADER_TAG = f'<script src="{LOADER}"></script>'
@@ -1055,6 +1055,21 @@ def write_page_modules(files: dict[str, Path]) -> Path:
 FIRST_FRAME_STYLE = "<style data-first-frame>"
 
 
+def policy_source(text: str) -> str:
+    """The Content-Security-Policy source that allows an inline element holding ``text``."""
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def allowed(html: str, directive: str, texts: list[str]) -> str:
+    """``html`` with ``texts`` allowed by their sha256 in its policy's ``directive``
+    (as written there, e.g. "style-src 'self'"); refuses a page without it."""
+    found = re.search(re.escape(directive) + r"(?=[;\"])", html)
+    if found is None:
+        raise StepFailed(f'index.html\'s Content-Security-Policy lacks "{directive}"')
+    sources = " ".join(policy_source(text) for text in texts)
+    return html[: found.end()] + " " + sources + html[found.end() :]
+
+
 def inlined_page(html: str, css: str, first: str | None = None) -> str:
     """index.html with its stylesheet in a <style> element, allowed by its sha256 in the
     Content-Security-Policy's style-src (no 'unsafe-inline'): the first frame waits for
@@ -1068,15 +1083,8 @@ def inlined_page(html: str, css: str, first: str | None = None) -> str:
         raise StepFailed(f"index.html must link {STYLESHEET} once, as {STYLESHEET_LINK}")
     if "</style" in css.lower():
         raise StepFailed(f"{STYLESHEET} contains </style, which would end the inlined sheet")
-    directive = re.search(r"style-src 'self'(?=[;\"])", html)
-    if directive is None:
-        raise StepFailed("index.html's Content-Security-Policy lacks \"style-src 'self'\"")
     sheets = [css] if first is None or first == css else [css, first]
-    sources = " ".join(
-        "'sha256-" + base64.b64encode(hashlib.sha256(s.encode()).digest()).decode() + "'"
-        for s in sheets
-    )
-    html = html[: directive.end()] + " " + sources + html[directive.end() :]
+    html = allowed(html, "style-src 'self'", sheets)
     style = f"<style>{css}</style>"
     if len(sheets) == 2:
         style = f"{FIRST_FRAME_STYLE}{first}</style>{LATER_TEMPLATE}{style}</template>"
@@ -1223,13 +1231,7 @@ def inlined_script(html: str, js: str) -> str:
         )
     if f'"{ENTRY_MODULE}"' not in js:
         raise StepFailed(f"{LOADER} does not add {ENTRY_MODULE}")
-    source = "'sha256-" + base64.b64encode(hashlib.sha256(js.encode()).digest()).decode() + "'"
-    directive = re.search(r"script-src 'self' 'wasm-unsafe-eval'(?=[;\"])", html)
-    if directive is None:
-        raise StepFailed(
-            "index.html's Content-Security-Policy lacks \"script-src 'self' 'wasm-unsafe-eval'\""
-        )
-    html = html[: directive.end()] + " " + source + html[directive.end() :]
+    html = allowed(html, "script-src 'self' 'wasm-unsafe-eval'", [js])
     return html.replace(LOADER_TAG, f"<script>{js}</script>", 1)
 
 
@@ -1350,13 +1352,9 @@ def inline_first_frame(files: dict[str, Path]) -> Path:
     html = files["index.html"].read_text("utf-8")
     css = files.pop(STYLESHEET).read_text("utf-8")
     js = files.pop(LOADER).read_text("utf-8")
-    texts = dict(zip(("index.html", LATER_PAGE), first_frame_page(html, css, js), strict=True))
-    for name, text in texts.items():
-        target = CACHE / Path(name).name
-        if not target.exists() or target.read_text("utf-8") != text:
-            target.write_text(text, "utf-8")
-        files[name] = target
-    return files["index.html"]
+    page, later = first_frame_page(html, css, js)
+    _generated_module(files, LATER_PAGE, "later.html", later)
+    return _generated_module(files, "index.html", "index.html", page)
 
 
 def service_worker_text(files: dict[str, Path]) -> tuple[str, str]:
